@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './health';
+export * from './paging';
+export * from './token';

@@ -1,0 +1,70 @@
+import { AccessTokenClaims } from '@platform/contracts';
+import { decodeCompactJws, verifyRs256 } from './compact-jws';
+import type { KeyResolver } from './key-resolver';
+import type { RevocationCheck } from './revocation';
+import { TokenError } from './token-error';
+
+export interface TokenVerifierOptions {
+  keys: KeyResolver;
+  issuer: string;
+  audience: string;
+  revocations?: RevocationCheck;
+  clockToleranceSeconds?: number;
+  now?: () => number;
+}
+
+/**
+ * Verifies platform access tokens: RS256 only, key by `kid`, then `exp`, `nbf`, `iss`, `aud`, the
+ * claim shape and revocation. Every failure is a TokenError with a stable reason.
+ */
+export class TokenVerifier {
+  private readonly tolerance: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenVerifierOptions) {
+    this.tolerance = options.clockToleranceSeconds ?? 5;
+    this.now = options.now ?? (() => Date.now() / 1000);
+  }
+
+  async verify(token: string): Promise<AccessTokenClaims> {
+    const decoded = decodeCompactJws(token);
+    if (decoded.header.alg !== 'RS256') {
+      throw new TokenError('unsupported_algorithm', 'Only RS256 tokens are accepted');
+    }
+    if (typeof decoded.header.kid !== 'string' || decoded.header.kid === '') {
+      throw new TokenError('unknown_key', 'The token names no signing key');
+    }
+    let key;
+    try {
+      key = await this.options.keys.get(decoded.header.kid);
+    } catch {
+      throw new TokenError('jwks_unavailable', 'The signing keys could not be fetched');
+    }
+    if (!key) throw new TokenError('unknown_key', 'The token was signed by an unknown key');
+    if (!verifyRs256(decoded, key)) throw new TokenError('invalid_signature', 'The token signature is invalid');
+    return this.checkClaims(decoded.payload);
+  }
+
+  private checkClaims(payload: Record<string, unknown>): AccessTokenClaims {
+    const now = this.now();
+    const { exp, nbf } = payload;
+    if (typeof exp !== 'number') throw new TokenError('invalid_claims', 'The token has no expiry');
+    if (now >= exp + this.tolerance) {
+      throw new TokenError('token_expired', 'The token has expired', new Date(exp * 1000));
+    }
+    if (typeof nbf === 'number' && nbf > now + this.tolerance) {
+      throw new TokenError('token_not_yet_valid', 'The token is not valid yet');
+    }
+    if (payload.iss !== this.options.issuer) throw new TokenError('invalid_issuer', 'The token was issued by someone else');
+    const aud = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+    if (!Array.isArray(aud) || !aud.includes(this.options.audience)) {
+      throw new TokenError('invalid_audience', 'The token is not meant for this service');
+    }
+    const parsed = AccessTokenClaims.safeParse({ ...payload, aud });
+    if (!parsed.success) throw new TokenError('invalid_claims', 'The token claims are incomplete');
+    if (this.options.revocations?.isRevoked(parsed.data.jti)) {
+      throw new TokenError('token_revoked', 'The token has been revoked');
+    }
+    return parsed.data;
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Env variables every service reads; a service extends this object with its own. */
+export const baseEnvShape = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/platform'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  AUTH_URL: z.string().url().default('http://127.0.0.1:3001'),
+  AUTH_ISSUER: z.string().optional(),
+  AUTH_AUDIENCE: z.string().default('agent-platform'),
+  MIGRATE_ON_START: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  BODY_LIMIT: z.string().default('1mb'),
+};
+
+/**
+ * Parses the environment once into a frozen, typed object. A bad value stops start-up with a
+ * message naming the variable. `<NAME>_FILE` variants are read for secrets mounted as files.
+ */
+export function loadConfig<T extends z.ZodRawShape>(shape: T, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<z.ZodObject<T>>> {
+  const resolved: Record<string, string | undefined> = { ...env };
+  for (const name of Object.keys(shape)) {
+    const file = env[`${name}_FILE`];
+    if (resolved[name] === undefined && file) {
+      resolved[name] = require('node:fs').readFileSync(file, 'utf8').trim();
+    }
+  }
+  const result = z.object(shape).safeParse(resolved);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return Object.freeze(result.data);
+}
+
+/** The service's database URL: `<SERVICE>_DATABASE_URL` when set, else the shared one. */
+export function serviceDatabaseUrl(service: string, fallback: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env[`${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`] ?? fallback;
+}

@@ -1,0 +1,77 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
+import { DependencyUnavailableError } from './redis';
+
+const START_POSTGRES = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
+
+/** The driver adapter for a service's generated Prisma client, bound to the service's own schema. */
+export function prismaAdapter(databaseUrl: string, schema: string, poolSize = 10): PrismaPg {
+  return new PrismaPg({ connectionString: databaseUrl, max: poolSize }, { schema });
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === '3D000') throw error; // database missing: the caller creates it
+    throw new DependencyUnavailableError(
+      `PostgreSQL is not reachable at ${new URL(url).host} (${code ?? (error as Error).message}). Start it with: ${START_POSTGRES}`,
+    );
+  }
+}
+
+/** Creates the database named in the URL and the service's schema when they are missing. */
+export async function ensureDatabase(databaseUrl: string, schema: string): Promise<void> {
+  let client: Client;
+  try {
+    client = await connect(databaseUrl);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error;
+    const url = new URL(databaseUrl);
+    const name = decodeURIComponent(url.pathname.slice(1));
+    url.pathname = '/postgres';
+    const admin = await connect(url.toString());
+    try {
+      await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    } catch (createError) {
+      if ((createError as { code?: string }).code !== '42P04') throw createError; // created meanwhile
+    } finally {
+      await admin.end();
+    }
+    client = await connect(databaseUrl);
+  }
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '""')}"`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '23505') throw error; // two services racing
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies the service's Prisma migrations (`prisma/<service>/migrations`) with `prisma migrate
+ * deploy`, which takes an advisory lock so replicas starting together apply each migration once.
+ */
+export async function migrateDatabase(service: string, databaseUrl: string, prismaRoot = path.join(process.cwd(), 'prisma')): Promise<void> {
+  await ensureDatabase(databaseUrl, service);
+  const config = path.join(prismaRoot, service, 'prisma.config.ts');
+  const bin = require.resolve('prisma/build/index.js');
+  const output: Buffer[] = [];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'migrate', 'deploy', '--config', config], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, [`${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`]: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`Migrations of ${service} failed:\n${Buffer.concat(output).toString()}`);
+}

@@ -1,0 +1,53 @@
+import type { ErrorBody } from '@platform/contracts';
+import { PermissionError, TokenError } from '@platform/jwt';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ApiError, badRequest, payloadTooLarge } from './errors';
+import { currentRequestId } from './request-context';
+
+/** Maps anything thrown to the error shape of DESIGN.md; 5xx bodies carry no internals. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof TokenError) {
+    return new ApiError(401, 'authentication_error', 'invalid_token', error.message, {
+      reason: error.reason,
+      ...(error.expiredAt && { expiredAt: error.expiredAt.toISOString() }),
+    });
+  }
+  if (error instanceof PermissionError) {
+    return new ApiError(403, 'authorization_error', 'insufficient_permissions', error.message, {
+      required: error.required,
+      userPermissions: error.userPermissions,
+    });
+  }
+  const bodyParserType = (error as { type?: string }).type;
+  if (bodyParserType === 'entity.too.large') return payloadTooLarge('The request body is too large');
+  if (bodyParserType === 'entity.parse.failed') return badRequest('The request body is not valid JSON');
+  if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
+    return badRequest('The request body encoding is not supported');
+  }
+  return new ApiError(500, 'api_error', 'internal_error', 'An internal error occurred');
+}
+
+export function errorBody(error: ApiError): ErrorBody {
+  return {
+    error: { type: error.type, code: error.code, message: error.message, ...(error.details !== undefined && { details: error.details }) },
+    requestId: currentRequestId() ?? 'unknown',
+  };
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
+    res.status(apiError.status).json(errorBody(apiError));
+  };
+}
+
+export const routeNotFound: RequestHandler = (req, res) => {
+  res.status(404).json(
+    errorBody(new ApiError(404, 'not_found_error', 'route_not_found', `No route for ${req.method} ${req.path}`)),
+  );
+};

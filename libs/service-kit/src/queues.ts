@@ -1,0 +1,91 @@
+import { context, propagation } from '@opentelemetry/api';
+import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type JobsOptions, type Processor } from 'bullmq';
+import type { z } from 'zod';
+
+/** A queue's name (prefixed with its owning service) and the zod schema of its job payloads. */
+export interface QueueDefinition<S extends z.ZodType> {
+  name: string;
+  payload: S;
+}
+
+export function defineQueue<S extends z.ZodType>(name: string, payload: S): QueueDefinition<S> {
+  return { name, payload };
+}
+
+/** Retries with backoff; failed jobs are kept as the dead-letter list an operator can retry. */
+export const defaultJobOptions: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { count: 1000, age: 24 * 3600 },
+  removeOnFail: false,
+};
+
+function connection(redisUrl: string, forWorker: boolean): ConnectionOptions {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+    ...(url.username && { username: decodeURIComponent(url.username) }),
+    db: Number(url.pathname.slice(1) || 0),
+    // Workers block on Redis and must wait out reconnects; producers fail fast instead.
+    ...(forWorker ? { maxRetriesPerRequest: null } : { enableOfflineQueue: false }),
+  };
+}
+
+interface Envelope {
+  payload: unknown;
+  trace?: Record<string, string>;
+}
+
+export class TypedQueue<S extends z.ZodType> {
+  readonly queue: Queue;
+
+  constructor(
+    readonly definition: QueueDefinition<S>,
+    redisUrl: string,
+  ) {
+    this.queue = new Queue(definition.name, { connection: connection(redisUrl, false), defaultJobOptions });
+  }
+
+  /** Adds a job carrying the caller's trace context; a `jobId` makes the add idempotent. */
+  async add(jobName: string, payload: z.input<S>, options: JobsOptions = {}) {
+    const trace: Record<string, string> = {};
+    propagation.inject(context.active(), trace);
+    const envelope: Envelope = { payload: this.definition.payload.parse(payload), trace };
+    return this.queue.add(jobName, envelope, options);
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+export interface WorkerOptions {
+  concurrency?: number;
+  /** Start without taking jobs; call `worker.resume()` once the service is ready. */
+  autorun?: boolean;
+}
+
+/**
+ * A worker whose handler receives the parsed payload in the producer's trace context. A payload
+ * that does not parse can never succeed, so it fails at once instead of retrying.
+ */
+export function createWorker<S extends z.ZodType>(
+  definition: QueueDefinition<S>,
+  redisUrl: string,
+  handler: (payload: z.output<S>, job: Parameters<Processor>[0]) => Promise<unknown>,
+  options: WorkerOptions = {},
+): Worker {
+  return new Worker(
+    definition.name,
+    async (job) => {
+      const envelope = job.data as Envelope;
+      const parsed = definition.payload.safeParse(envelope?.payload);
+      if (!parsed.success) throw new UnrecoverableError(`Invalid payload for ${definition.name}: ${parsed.error.message}`);
+      const parent = propagation.extract(context.active(), envelope.trace ?? {});
+      return context.with(parent, () => handler(parsed.data, job));
+    },
+    { connection: connection(redisUrl, true), concurrency: options.concurrency ?? 4, autorun: options.autorun ?? true },
+  );
+}

@@ -1,0 +1,34 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * A Redis connection for commands: fails fast while disconnected (no offline queue), so a
+ * request never hangs on a Redis outage. BullMQ workers need their own (see queues.ts).
+ */
+export function createRedis(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, ...options });
+}
+
+/** Resolves once the connection is ready, or rejects with a message that says what to do. */
+export async function waitForRedis(redis: Redis, url: string, timeoutMs = 5000): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new DependencyUnavailableError(`Redis is not reachable at ${new URL(url).host}. Start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`));
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+    };
+    redis.on('ready', onReady);
+  });
+}
+
+/** A dependency the service cannot start without is down; the message says how to start it. */
+export class DependencyUnavailableError extends Error {
+  override name = 'DependencyUnavailableError';
+}

@@ -1,0 +1,136 @@
+import { TestIssuer } from '@platform/testing';
+import request from 'supertest';
+import { z } from 'zod';
+import { ApiRouter } from './api-router';
+import { conflict } from './errors';
+import { createLogger } from './logger';
+import { createServiceApp } from './service';
+
+describe('createServiceApp', () => {
+  const issuer = new TestIssuer();
+  let app: ReturnType<typeof createServiceApp>;
+  let down = false;
+
+  beforeAll(async () => {
+    await issuer.start();
+    const api = new ApiRouter(issuer.verifier())
+      .route({
+        method: 'post',
+        path: '/things/:id',
+        summary: 'Create a thing',
+        access: { permission: 'things:write' },
+        params: z.object({ id: z.string().regex(/^[a-z]+$/) }),
+        body: z.object({ size: z.number().int().positive() }).strict(),
+        responses: { 201: { description: 'Created', schema: z.object({ id: z.string(), size: z.number() }) } },
+        handler: (req) => ({ id: req.valid.params.id, size: req.valid.body.size }),
+      })
+      .route({
+        method: 'get',
+        path: '/things/taken',
+        summary: 'A conflict',
+        access: 'public',
+        responses: { 200: { description: 'never' } },
+        handler: () => {
+          throw conflict('taken');
+        },
+      })
+      .route({
+        method: 'get',
+        path: '/crash',
+        summary: 'An unexpected failure',
+        access: 'public',
+        responses: { 200: { description: 'never' } },
+        handler: () => {
+          throw new Error('SELECT secret FROM db');
+        },
+      });
+    app = createServiceApp({
+      name: 'kit-test',
+      logger: createLogger('kit-test', '0.0.0', 'silent'),
+      openapi: { title: 'Kit test', version: '1.2.3' },
+      health: { checks: { database: async () => (down ? Promise.reject(new Error('down')) : 1) } },
+      routers: [{ basePath: '/api/v1', router: api }],
+      bodyLimit: '1kb',
+    });
+  });
+  afterAll(() => issuer.stop());
+
+  it('runs a valid, authorized request and answers with the first 2xx status', async () => {
+    const res = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['things:write'])).send({ size: 3 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: 'abc', size: 3 });
+    expect(res.headers['x-request-id']).toBeDefined();
+  });
+
+  it('answers 401 without a token, 403 without the permission, with the error shape', async () => {
+    const missing = await request(app).post('/api/v1/things/abc').send({ size: 3 });
+    expect(missing.status).toBe(401);
+    expect(missing.body).toMatchObject({ error: { type: 'authentication_error', code: 'invalid_token', details: { reason: 'token_missing' } } });
+    expect(missing.body.requestId).toBe(missing.headers['x-request-id']);
+    const denied = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['things:read'])).send({ size: 3 });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toMatchObject({ type: 'authorization_error', code: 'insufficient_permissions', details: { required: 'things:write', userPermissions: ['things:read'] } });
+  });
+
+  it('answers 400 with the zod issues and their paths', async () => {
+    const res = await request(app).post('/api/v1/things/ABC').set('Authorization', issuer.bearer(['*'])).send({ size: -1, extra: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    const paths = res.body.error.details.issues.map((issue: { path: string }) => issue.path);
+    expect(paths).toEqual(['params.id', 'body.size', 'body']);
+  });
+
+  it('answers 400 for broken JSON and 413 for a body over the limit', async () => {
+    const broken = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":');
+    expect(broken.status).toBe(400);
+    const large = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).send({ size: 1, pad: 'x'.repeat(4096) });
+    expect(large.status).toBe(413);
+    expect(large.body.error).toMatchObject({ type: 'validation_error', code: 'payload_too_large' });
+  });
+
+  it('maps thrown ApiErrors and hides unexpected ones', async () => {
+    const taken = await request(app).get('/api/v1/things/taken');
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toMatchObject({ type: 'conflict_error', code: 'conflict', message: 'taken' });
+    const crash = await request(app).get('/api/v1/crash');
+    expect(crash.status).toBe(500);
+    expect(JSON.stringify(crash.body)).not.toContain('SELECT');
+    expect(crash.body.error).toMatchObject({ type: 'api_error', code: 'internal_error' });
+  });
+
+  it('answers 404 route_not_found for an unknown path', async () => {
+    const res = await request(app).get('/nope');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('route_not_found');
+  });
+
+  it('reports health and readiness from the real checks', async () => {
+    expect((await request(app).get('/health/live')).status).toBe(200);
+    const ready = await request(app).get('/health/ready');
+    expect(ready.body).toMatchObject({ status: 'healthy', version: '1.2.3', dependencies: { database: 'up' } });
+    down = true;
+    const notReady = await request(app).get('/health/ready');
+    down = false;
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.dependencies.database).toBe('down');
+  });
+
+  it('serves an OpenAPI 3.1 document built from the routes, and a docs page', async () => {
+    const doc = (await request(app).get('/openapi.json')).body;
+    expect(doc.openapi).toBe('3.1.0');
+    const create = doc.paths['/api/v1/things/{id}'].post;
+    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(create.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+    expect(create.requestBody.content['application/json'].schema.properties.size.type).toBe('integer');
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403']));
+    const docs = await request(app).get('/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.text).toContain('swagger-ui-bundle.js');
+    expect((await request(app).get('/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
+  });
+
+  it('serves Prometheus metrics', async () => {
+    const res = await request(app).get('/metrics');
+    expect(res.text).toContain('http_request_duration_seconds');
+  });
+});
