@@ -6,9 +6,12 @@ import { DependencyUnavailableError } from './redis';
 
 const START_POSTGRES = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
 
-/** The driver adapter for a service's generated Prisma client, bound to the service's own schema. */
+/**
+ * The driver adapter for a service's generated Prisma client, bound to the service's own schema:
+ * model queries are qualified by the adapter, and raw SQL resolves through the search path.
+ */
 export function prismaAdapter(databaseUrl: string, schema: string, poolSize = 10): PrismaPg {
-  return new PrismaPg({ connectionString: databaseUrl, max: poolSize }, { schema });
+  return new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` }, { schema });
 }
 
 async function connect(url: string): Promise<Client> {
