@@ -1,0 +1,54 @@
+import YAML from 'yaml';
+
+export type ManifestFormat = 'json' | 'yaml';
+
+/** The text could not be read as JSON or YAML; the message says where and why. */
+export class ManifestParseError extends Error {
+  override readonly name = 'ManifestParseError';
+  constructor(
+    message: string,
+    readonly format: ManifestFormat,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads manifest text. Without a format, text whose first non-blank character is `{` is JSON and
+ * anything else is YAML. YAML is read as YAML 1.2 (core schema: `yes` stays a string, dates stay
+ * strings), one document only, with duplicate keys refused.
+ */
+export function parseManifestText(text: string, format?: ManifestFormat): { document: unknown; format: ManifestFormat } {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const chosen = format ?? detectFormat(source);
+  return { document: chosen === 'json' ? parseJson(source) : parseYaml(source), format: chosen };
+}
+
+export function detectFormat(text: string): ManifestFormat {
+  return /^\s*\{/.test(text) ? 'json' : 'yaml';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ManifestParseError(`not valid JSON: ${(error as Error).message}`, 'json');
+  }
+}
+
+function parseYaml(text: string): unknown {
+  const documents = YAML.parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
+  if (!Array.isArray(documents)) {
+    throw new ManifestParseError('not valid YAML: the text is empty', 'yaml');
+  }
+  if (documents.length === 0) throw new ManifestParseError('not valid YAML: the text is empty', 'yaml');
+  if (documents.length > 1) {
+    throw new ManifestParseError(`not valid YAML: expected one document, found ${documents.length} (separated by ---)`, 'yaml');
+  }
+  const [document] = documents;
+  if (document.errors.length > 0) {
+    throw new ManifestParseError(`not valid YAML: ${document.errors[0].message}`, 'yaml');
+  }
+  // maxAliasCount guards against alias bombs ("billion laughs").
+  return document.toJS({ maxAliasCount: 100 });
+}
