@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// `npm run up`: boots every service of the platform against the local Postgres and Redis.
+//   1. installs the locked dependencies when missing or stale;
+//   2. checks Postgres and Redis (one line with how to start them when they are down);
+//   3. generates each service's Prisma client and applies its migrations (creating the database);
+//   4. starts every app of apps/* on the port of its project.json, logs prefixed with its name;
+//   5. waits for each /health/ready, then prints URLs, docs and how to log in as the admin.
+// Ctrl-C stops every service through its graceful shutdown.
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_REDIS_URL,
+  adminCredentials,
+  bold,
+  checkLogin,
+  cyan,
+  databaseUrlFor,
+  discoverApps,
+  dim,
+  ensureInstalled,
+  ensureServices,
+  fail,
+  green,
+  info,
+  loginHelp,
+  migrate,
+  portInUse,
+  prismaGenerate,
+  red,
+  waitReady,
+  yellow,
+} from './lib/workspace.mjs';
+import { describeExit, startService, stopOnSignals } from './lib/processes.mjs';
+
+const started = Date.now();
+await ensureInstalled();
+
+const all = discoverApps();
+const skipped = all.filter((app) => !app.hasMain);
+const apps = all.filter((app) => app.hasMain);
+for (const app of skipped) console.log(`${yellow('!')} ${app.name}: ${app.dir}/src/main.ts does not exist yet; skipped`);
+if (!apps.length) fail('No service to start: no apps/<name>/src/main.ts in this checkout.');
+
+const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+await ensureServices({ databaseUrls: [process.env.DATABASE_URL || DEFAULT_DATABASE_URL, ...apps.filter((a) => a.hasPrisma).map((a) => databaseUrlFor(a.name))], redisUrl });
+
+const withPrisma = apps.filter((app) => app.hasPrisma);
+if (withPrisma.length) {
+  info(`Generating Prisma clients and applying migrations: ${withPrisma.map((app) => app.name).join(', ')}`);
+  await Promise.all(withPrisma.map((app) => prismaGenerate(app)));
+  for (const app of withPrisma) await migrate(app);
+}
+
+const busy = [];
+for (const app of apps) if (app.port && (await portInUse(app.port))) busy.push(app);
+if (busy.length) {
+  fail(`Port${busy.length > 1 ? 's' : ''} ${busy.map((app) => `${app.port} (${app.name})`).join(', ')} already in use: is the platform already running? Stop it, or free the port.`);
+}
+
+const admin = adminCredentials();
+const authApp = apps.find((app) => app.name === 'auth');
+const authUrl = process.env.AUTH_URL || `http://127.0.0.1:${authApp?.port ?? 3001}`;
+
+const services = apps.map((app, index) => {
+  const env = {
+    ...process.env,
+    PORT: String(app.port),
+    REDIS_URL: redisUrl,
+    AUTH_URL: authUrl,
+    // Migrations were just applied above; a service that migrates again only loses time.
+    MIGRATE_ON_START: process.env.MIGRATE_ON_START ?? 'false',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+  if (app.name === 'auth') {
+    env.AUTH_ADMIN_USERNAME = admin.username;
+    env.AUTH_ADMIN_PASSWORD = admin.password;
+    env.AUTH_PUBLIC_URL = process.env.AUTH_PUBLIC_URL ?? authUrl;
+  }
+  return startService(app, env, { index });
+});
+stopOnSignals(services, () => process.exit(0));
+
+info(`Starting ${apps.map((app) => bold(app.name)).join(', ')} …`);
+const results = await Promise.all(
+  services.map(async (service) => {
+    try {
+      await waitReady(service.app.port, { gone: () => (service.exit ? describeExit(service.exit) : null) });
+      return { service, ok: true };
+    } catch (error) {
+      return { service, ok: false, reason: error.message };
+    }
+  }),
+);
+
+const ready = results.filter((result) => result.ok);
+const failed = results.filter((result) => !result.ok);
+let login = null;
+if (authApp && ready.some((result) => result.service.app.name === 'auth')) login = await checkLogin(authApp.port, admin);
+
+const lines = ['', bold(`Agent platform: ${ready.length} of ${results.length} service${results.length > 1 ? 's' : ''} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`), ''];
+const width = Math.max(...apps.map((app) => app.name.length));
+for (const { service, ok, reason } of results) {
+  const { name, port, basePath } = service.app;
+  const url = `http://127.0.0.1:${port}`;
+  if (ok) lines.push(`  ${green('●')} ${bold(name.padEnd(width))}  ${cyan(`${url}${basePath === '/' ? '' : basePath}`)}   docs ${cyan(`${url}/docs`)}`);
+  else lines.push(`  ${red('●')} ${bold(name.padEnd(width))}  ${red('FAILED')}: ${reason}`);
+}
+for (const app of skipped) lines.push(`  ${dim('○')} ${bold(app.name.padEnd(width))}  ${dim('not written yet')}`);
+lines.push('');
+if (login) {
+  lines.push(loginHelp(authUrl, admin));
+  if (!login.ok) {
+    lines.push(
+      `  ${yellow('!')} A test login as ${admin.username} answered ${login.status}: ${login.body}`,
+      login.status === 401
+        ? dim(`    The account likely exists from an earlier boot with another password: start with AUTH_ADMIN_PASSWORD=<that password>.`)
+        : '',
+    );
+  }
+  lines.push('');
+}
+for (const { service } of failed) {
+  lines.push(red(`${service.app.name} did not become ready; its last lines:`), ...service.tail.slice(-15).map((line) => `  ${dim('│')} ${line}`), '');
+}
+if (ready.length) lines.push(dim('Ctrl-C stops every service.'));
+console.log(lines.join('\n'));
+
+if (!ready.length) {
+  console.error(`${red('✖')} No service started.`);
+  process.exit(1);
+}
+
+// Report a service that stops later; leave when none is left.
+await Promise.all(
+  services.map(async (service) => {
+    const exit = await service.exited;
+    if (!process.exitCode && exit.code !== 0 && exit.signal !== 'SIGTERM') console.error(`${red('✖')} ${service.app.name} ${describeExit(exit)}`);
+  }),
+);
+process.exit(services.every((service) => service.exit?.code === 0 || service.exit?.signal === 'SIGTERM') ? 0 : 1);
