@@ -85,6 +85,7 @@ export function fromZodIssue(issue: z.core.$ZodIssue, document: unknown): Manife
       return one('type', `${name} must be ${article(expected)} ${expected}; found ${describeValue(found)}${hint}`);
     }
     case 'invalid_value': {
+      if (found === undefined) return one('required', `${name} is required (one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`);
       const options = issue.values.map((v) => JSON.stringify(v));
       const suggestion = suggest(found, issue.values);
       return one(
