@@ -60,9 +60,19 @@ export async function ensureDatabase(databaseUrl: string, schema: string): Promi
 /**
  * Applies the service's Prisma migrations (`prisma/<service>/migrations`) with `prisma migrate
  * deploy`, which takes an advisory lock so replicas starting together apply each migration once.
+ * That lock is per database, shared by every service, so a wait that times out (P1002) is retried.
  */
-export async function migrateDatabase(service: string, databaseUrl: string, prismaRoot = path.join(process.cwd(), 'prisma')): Promise<void> {
+export async function migrateDatabase(service: string, databaseUrl: string, prismaRoot = path.join(process.cwd(), 'prisma'), attempts = 5): Promise<void> {
   await ensureDatabase(databaseUrl, service);
+  for (let attempt = 1; ; attempt++) {
+    const { code, output } = await runMigrateDeploy(service, databaseUrl, prismaRoot);
+    if (code === 0) return;
+    if (!output.includes('P1002') || attempt >= attempts) throw new Error(`Migrations of ${service} failed:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+  }
+}
+
+async function runMigrateDeploy(service: string, databaseUrl: string, prismaRoot: string): Promise<{ code: number | null; output: string }> {
   const config = path.join(prismaRoot, service, 'prisma.config.ts');
   const bin = require.resolve('prisma/build/index.js');
   const output: Buffer[] = [];
@@ -76,5 +86,5 @@ export async function migrateDatabase(service: string, databaseUrl: string, pris
     child.on('error', reject);
     child.on('exit', resolve);
   });
-  if (code !== 0) throw new Error(`Migrations of ${service} failed:\n${Buffer.concat(output).toString()}`);
+  return { code, output: Buffer.concat(output).toString() };
 }
