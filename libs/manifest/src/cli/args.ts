@@ -44,8 +44,10 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const value = arg === '--format' ? rest[++i] : arg.slice('--format='.length);
       if (value !== 'json' && value !== 'yaml') throw new UsageError(`--format must be json or yaml; found ${value ?? 'nothing'}`);
       command.format = value;
-    } else if (arg === '--') command.files.push(...rest.slice(i + 1)), (i = rest.length);
-    else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+    } else if (arg === '--') {
+      command.files.push(...rest.slice(i + 1));
+      break;
+    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
     else command.files.push(arg);
   }
   if (command.files.length === 0) throw new UsageError('validate needs at least one file');
