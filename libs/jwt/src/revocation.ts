@@ -35,7 +35,7 @@ export class RedisRevocationList implements RevocationCheck {
   ) {}
 
   async start(): Promise<void> {
-    this.subscriber = this.redis.duplicate();
+    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null }); // subscribers wait for their connection
     this.subscriber.on('message', (_channel: string, jti: string) => this.revoked.add(jti));
     this.subscriber.on('error', () => undefined); // reconnects by itself; the resync fills the gap
     await this.subscriber.subscribe(REVOKED_TOKENS_CHANNEL);
