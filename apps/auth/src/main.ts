@@ -1,0 +1,45 @@
+import './instrument';
+import { createLogger, createRedis, DependencyUnavailableError, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals, waitForRedis } from '@platform/service-kit';
+import { stopTelemetry } from '@platform/telemetry';
+import { AUTH_VERSION, createAuthService } from './app';
+import { loadAuthConfig } from './config';
+import { createAuthDatabase } from './database';
+import { keyRotationWorker, scheduleKeyRotation } from './signing-keys/key-rotation.queue';
+
+async function main(): Promise<void> {
+  const config = loadAuthConfig();
+  const role = process.argv.includes('--role') ? process.argv[process.argv.indexOf('--role') + 1] : config.SERVICE_ROLE;
+  const logger = createLogger('auth', AUTH_VERSION, config.LOG_LEVEL);
+
+  const databaseUrl = serviceDatabaseUrl('auth', config.DATABASE_URL);
+  if (config.MIGRATE_ON_START) await migrateDatabase('auth', databaseUrl);
+  const redis = createRedis(config.REDIS_URL);
+  await waitForRedis(redis, config.REDIS_URL);
+  const db = createAuthDatabase(databaseUrl);
+
+  const service = await createAuthService({ config, db, redis, logger, serveApi: role !== 'worker' });
+  const rotationSchedule = await scheduleKeyRotation(config.REDIS_URL);
+  const rotationWorker = role === 'api' ? undefined : keyRotationWorker(config.REDIS_URL, service.keys, service.audit);
+
+  const running = await listen(service.app, {
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    closers: [
+      { name: 'key rotation worker', close: () => rotationWorker?.close() },
+      { name: 'key rotation schedule', close: () => rotationSchedule.close() },
+      { name: 'service', close: () => service.close() },
+      { name: 'postgres', close: () => db.$disconnect() },
+      { name: 'redis', close: () => redis.quit() },
+      { name: 'telemetry', close: () => stopTelemetry() },
+    ],
+  });
+  stopOnSignals(running, logger);
+  logger.info({ port: running.port, role }, 'auth listening');
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof DependencyUnavailableError || (error as Error).name === 'ConfigError' ? (error as Error).message : String((error as Error).stack ?? error);
+  console.error(`auth failed to start: ${message}`);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+import { createWorker, defineQueue, TypedQueue } from '@platform/service-kit';
+import type { Worker } from 'bullmq';
+import { z } from 'zod';
+import type { AuditLog } from '../audit/audit-log';
+import type { KeyRing } from './key-ring';
+
+export const keyRotationQueue = defineQueue('auth.signing-keys', z.object({}));
+const CHECK_EVERY_MS = 15 * 60_000;
+
+/** One scheduler across replicas: BullMQ's job scheduler upserts by id, so replicas share it. */
+export async function scheduleKeyRotation(redisUrl: string): Promise<TypedQueue<typeof keyRotationQueue.payload>> {
+  const queue = new TypedQueue(keyRotationQueue, redisUrl);
+  await queue.queue.upsertJobScheduler('rotate-if-due', { every: CHECK_EVERY_MS }, { name: 'rotate-if-due', data: { payload: {} } });
+  return queue;
+}
+
+export function keyRotationWorker(redisUrl: string, keys: KeyRing, audit: AuditLog): Worker {
+  return createWorker(keyRotationQueue, redisUrl, async () => {
+    await keys.load();
+    const rotated = await keys.rotateIfDue();
+    if (rotated) {
+      await audit.record({ eventType: 'signing_key_rotated', metadata: { kid: rotated.kid, activatesAt: rotated.activatesAt.toISOString(), trigger: 'schedule' } });
+    }
+    return rotated?.kid ?? null;
+  }, { concurrency: 1 });
+}

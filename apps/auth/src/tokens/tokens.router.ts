@@ -1,0 +1,97 @@
+import { auth } from '@platform/contracts';
+import { isRevokedInRedis, TokenError, type TokenVerifier } from '@platform/jwt';
+import { ApiRouter } from '@platform/service-kit';
+import type { RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { originOf } from '../audit/audit-log';
+import type { Login } from '../login/login';
+import type { RefreshTokens } from './refresh-tokens';
+import type { Revocation } from './revocation';
+
+export interface TokenRateLimits {
+  login: RequestHandler;
+  apiKeyLogin: RequestHandler;
+  refresh: RequestHandler;
+  validate: RequestHandler;
+}
+
+export interface TokensRouterDeps {
+  verifier: TokenVerifier;
+  login: Login;
+  refreshTokens: RefreshTokens;
+  revocation: Revocation;
+  redis: Redis;
+  limits: TokenRateLimits;
+}
+
+/** Spec 1's token endpoints: login, API-key login, refresh, revoke, validate. */
+export function tokensRouter({ verifier, login, refreshTokens, revocation, redis, limits }: TokensRouterDeps): ApiRouter {
+  return new ApiRouter(verifier)
+    .route({
+      method: 'post',
+      path: '/login',
+      summary: 'Log in with a username and password',
+      tags: ['tokens'],
+      access: 'public',
+      before: [limits.login],
+      body: auth.LoginRequest,
+      responses: { 200: { description: 'Tokens', schema: auth.TokenResponse }, 401: { description: 'Invalid credentials' }, 429: { description: 'Rate limited or account locked' } },
+      handler: (req) => login.withPassword(req.valid.body, originOf(req)),
+    })
+    .route({
+      method: 'post',
+      path: '/api-key',
+      summary: 'Exchange a service API key for an access token',
+      tags: ['tokens'],
+      access: 'public',
+      before: [limits.apiKeyLogin],
+      body: auth.ApiKeyLoginRequest,
+      responses: { 200: { description: 'An access token', schema: auth.ApiKeyLoginResponse }, 401: { description: 'Invalid API key' } },
+      handler: (req) => login.withApiKey(req.valid.body, originOf(req)),
+    })
+    .route({
+      method: 'post',
+      path: '/refresh',
+      summary: 'Rotate a refresh token into new tokens',
+      tags: ['tokens'],
+      access: 'public',
+      before: [limits.refresh],
+      body: auth.RefreshRequest,
+      responses: { 200: { description: 'New tokens', schema: auth.RefreshResponse }, 401: { description: 'invalid_grant: unknown, expired, revoked or reused' } },
+      handler: async (req) => {
+        const tokens = await refreshTokens.rotate(req.valid.body.refresh_token, originOf(req));
+        return { access_token: tokens.accessToken, refresh_token: tokens.refreshToken, token_type: 'Bearer' as const, expires_in: tokens.expiresIn };
+      },
+    })
+    .route({
+      method: 'post',
+      path: '/revoke',
+      summary: 'Revoke an access or refresh token (RFC 7009)',
+      tags: ['tokens'],
+      access: 'authenticated',
+      body: auth.RevokeRequest,
+      responses: { 200: { description: 'Revoked (also for an unknown token)', schema: auth.RevokeResponse } },
+      handler: (req) => revocation.revoke(req.valid.body.token, req.valid.body.token_type_hint, req.auth!, originOf(req)),
+    })
+    .route({
+      method: 'post',
+      path: '/validate',
+      summary: 'Validate an access token',
+      tags: ['tokens'],
+      access: 'public',
+      before: [limits.validate],
+      body: auth.ValidateRequest,
+      responses: { 200: { description: 'Whether the token is valid, with its payload or the reason', schema: auth.ValidateResponse } },
+      handler: async (req) => {
+        try {
+          const claims = await verifier.verify(req.valid.body.token);
+          // Authoritative: a revocation made a moment ago on another replica counts at once.
+          if (await isRevokedInRedis(redis, claims.jti)) throw new TokenError('token_revoked', 'The token has been revoked');
+          return { valid: true as const, payload: { sub: claims.sub, exp: claims.exp, roles: claims.roles, permissions: claims.permissions } };
+        } catch (error) {
+          if (!(error instanceof TokenError)) throw error;
+          return { valid: false as const, error: error.reason, message: error.message };
+        }
+      },
+    });
+}

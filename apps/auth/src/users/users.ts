@@ -1,0 +1,77 @@
+import { conflict } from '@platform/service-kit';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log';
+import { hashPassword } from '../crypto/passwords';
+import type { AuthDatabase } from '../database';
+
+type UserRow = Awaited<ReturnType<AuthDatabase['user']['findUniqueOrThrow']>>;
+
+export function publicUser(user: UserRow) {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    name: user.name,
+    roles: user.roles,
+    permissions: user.permissions,
+    disabled: user.disabled,
+    idpProvider: user.idpProvider,
+    createdAt: user.createdAt.toISOString(),
+    lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
+  };
+}
+
+export class Users {
+  constructor(
+    private readonly db: AuthDatabase,
+    private readonly audit: AuditLog,
+  ) {}
+
+  findByUsername(username: string) {
+    return this.db.user.findUnique({ where: { username } });
+  }
+
+  async create(input: { username: string; password: string; email?: string; name?: string; roles: string[]; permissions: string[] }, createdBy?: string) {
+    const existing = await this.findByUsername(input.username);
+    if (existing) throw conflict(`The username ${input.username} is taken`);
+    const user = await this.db.user.create({
+      data: {
+        username: input.username,
+        passwordHash: await hashPassword(input.password),
+        email: input.email ?? null,
+        name: input.name ?? null,
+        roles: input.roles,
+        permissions: input.permissions,
+      },
+    });
+    await this.audit.record({ eventType: 'user_created', userId: user.id, metadata: { createdBy: createdBy ?? 'bootstrap', roles: user.roles } });
+    return user;
+  }
+
+  async list(page: { limit: number; offset: number }) {
+    const [users, total] = await Promise.all([
+      this.db.user.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }),
+      this.db.user.count(),
+    ]);
+    return { users: users.map(publicUser), total, ...page };
+  }
+
+  markLoggedIn(userId: string) {
+    return this.db.user.update({ where: { id: userId }, data: { lastLoginAt: new Date() } });
+  }
+
+  /** The bootstrap admin from AUTH_ADMIN_USERNAME / AUTH_ADMIN_PASSWORD, created once. */
+  async ensureAdmin(username: string, password: string | undefined, logger: Logger): Promise<void> {
+    if (await this.findByUsername(username)) return;
+    if (!password) {
+      logger.warn({ username }, 'no bootstrap admin: set AUTH_ADMIN_PASSWORD to create one');
+      return;
+    }
+    try {
+      await this.create({ username, password, roles: ['admin'], permissions: ['*'] });
+      logger.info({ username }, 'bootstrap admin created');
+    } catch (error) {
+      if ((error as { status?: number }).status !== 409) throw error; // another replica won the race
+    }
+  }
+}

@@ -1,0 +1,3 @@
+export * from './admin';
+export * from './oauth';
+export * from './tokens';
