@@ -1,0 +1,114 @@
+import { createRedis, prismaAdapter, serviceDatabaseUrl, waitForRedis, type Logger } from '@platform/service-kit';
+import type { Redis } from 'ioredis';
+import path from 'node:path';
+import { CapabilityService } from './capabilities/capability.service';
+import { CmsSyncService } from './cms/cms-sync.service';
+import type { McpRegistryConfig } from './config';
+import { ConnectionRepository } from './connections/connection.repository';
+import { ConnectionService } from './connections/connection.service';
+import { DiscoveryService } from './discovery/discovery.service';
+import { EventBus } from './events/event-bus';
+import { PrismaClient } from './generated/prisma/client';
+import { CheckScheduler } from './health-checks/check-scheduler';
+import { HealthCheckService } from './health-checks/health-check.service';
+import { LiveLoad } from './load-balancing/live-load';
+import { LoadDistributionService } from './load-balancing/load-distribution.service';
+import { RegistryService } from './registry/registry.service';
+import { RegistryInstance } from './supervisor/instance';
+import { ProcessRecords } from './supervisor/process-records';
+import { defaultSearchPath, defaultWorkRoot, type StdioPolicy } from './supervisor/stdio-launch';
+import { Supervisor } from './supervisor/supervisor';
+import { ToolCallService } from './tool-calls/tool-call.service';
+
+export const SERVICE = 'mcp-registry';
+
+export interface ContextOptions {
+  /** Schedule checks for every enabled connection on start (off in tests that share the database). */
+  reconcileSchedules?: boolean;
+}
+
+/**
+ * Everything the registry is made of, wired once: stores, the supervisor of MCP sessions, the
+ * services the routers call, and the queue that runs scheduled checks.
+ */
+export function createRegistryContext(config: McpRegistryConfig, logger: Logger, options: ContextOptions = {}) {
+  const databaseUrl = serviceDatabaseUrl(SERVICE, config.DATABASE_URL);
+  const prisma = new PrismaClient({ adapter: prismaAdapter(databaseUrl, SERVICE) });
+  const redis: Redis = createRedis(config.REDIS_URL);
+  const prefix = config.MCP_REDIS_PREFIX;
+  const instance = new RegistryInstance(redis, prefix);
+  const stdioPolicy: StdioPolicy = {
+    allowedCommands: config.MCP_STDIO_ALLOWED_COMMANDS,
+    searchPath: defaultSearchPath(config.MCP_STDIO_PATH),
+    memoryMb: config.MCP_STDIO_MEMORY_MB,
+    cpuSeconds: config.MCP_STDIO_CPU_SECONDS,
+    workRoot: path.resolve(config.MCP_STDIO_WORK_ROOT ?? defaultWorkRoot()),
+  };
+  const records = new ProcessRecords(prisma, instance, stdioPolicy.workRoot, logger);
+  const supervisor = new Supervisor(stdioPolicy, records, logger);
+  const events = new EventBus(redis, `${prefix}:events`, logger);
+  const liveLoad = new LiveLoad(redis, prefix, instance);
+  const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, config.REDIS_URL, redis, prefix, logger);
+  const repository = new ConnectionRepository(prisma);
+  const connections = new ConnectionService({ repository, scheduler, supervisor, events, liveLoad, stdioPolicy, defaultCapacity: config.MCP_DEFAULT_CAPACITY });
+  const healthChecks = new HealthCheckService({ repository, supervisor, events, liveLoad, degradedThreshold: config.MCP_DEGRADED_THRESHOLD, logger });
+  const toolCalls = new ToolCallService({ repository, supervisor, events, liveLoad });
+  const discovery = new DiscoveryService({ repository, liveLoad });
+  const capabilities = new CapabilityService(repository);
+  const registry = new RegistryService({ repository, connections });
+  const loadDistribution = new LoadDistributionService({ repository, liveLoad });
+  const cms = new CmsSyncService({ repository, connections });
+  const runsWorker = config.SERVICE_ROLE !== 'api';
+
+  // A connection disconnected on any replica ends its session and process here too.
+  events.on((event) => {
+    if (event.type === 'connection-status' && event.status === 'disconnected') void supervisor.stop(event.connectionId);
+  });
+
+  async function start(): Promise<void> {
+    await waitForRedis(redis, config.REDIS_URL);
+    await instance.start();
+    await events.start();
+    const reaped = await records.reapOrphans();
+    if (reaped > 0) logger.warn({ reaped }, 'reaped stdio servers of a previous run');
+    if (!runsWorker) return;
+    scheduler.startWorker(async (connectionId) => {
+      const row = await repository.find(connectionId);
+      if (!row || row.status === 'disconnected' || !row.healthCheckEnabled) return scheduler.unschedule(connectionId);
+      const result = await healthChecks.checkRow(row);
+      return { status: result.health.status, responseTime: result.health.responseTime };
+    }, config.MCP_CHECK_CONCURRENCY);
+    if (options.reconcileSchedules ?? true) {
+      for (const row of await repository.all({ status: { not: 'disconnected' }, healthCheckEnabled: true })) await scheduler.sync(row);
+    }
+  }
+
+  /** Stops intake of jobs, ends every session and process, then closes the stores. */
+  async function stop(): Promise<void> {
+    await scheduler.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the scheduler failed'));
+    await supervisor.stopAll();
+    await events.stop();
+    await instance.stop();
+    await prisma.$disconnect();
+    redis.disconnect();
+  }
+
+  return {
+    config,
+    logger,
+    prisma,
+    redis,
+    instance,
+    supervisor,
+    records,
+    events,
+    liveLoad,
+    scheduler,
+    stdioPolicy,
+    services: { connections, healthChecks, toolCalls, discovery, capabilities, registry, loadDistribution, cms },
+    start,
+    stop,
+  };
+}
+
+export type RegistryContext = ReturnType<typeof createRegistryContext>;

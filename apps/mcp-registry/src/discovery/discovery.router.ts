@@ -1,0 +1,19 @@
+import { mcpRegistry } from '@platform/contracts';
+import type { ApiRouter } from '@platform/service-kit';
+import type { RequestHandler } from 'express';
+import type { DiscoveryService } from './discovery.service';
+
+export function discoveryRoutes(api: ApiRouter, service: DiscoveryService, before: RequestHandler[]): void {
+  api.route({
+    method: 'post',
+    path: '/connections/discover',
+    summary: 'Find connections by capability',
+    description: 'Connections holding every required capability; `least-loaded` orders them by live load (active requests over capacity) and `maxConnections` caps the answer.',
+    tags: ['discovery'],
+    access: { permission: 'mcp:read' },
+    before,
+    body: mcpRegistry.DiscoverRequest,
+    responses: { 200: { description: 'Matching connections', schema: mcpRegistry.DiscoverResponse } },
+    handler: (req) => service.discover(req.valid.body),
+  });
+}

@@ -1,0 +1,74 @@
+import type { mcpRegistry } from '@platform/contracts';
+import type { z } from 'zod';
+import type { Prisma } from '../generated/prisma/client';
+import type { ConnectionRepository } from '../connections/connection.repository';
+import { round } from '../connections/connection.repository';
+import { publicEndpoint, uptimeSeconds } from '../connections/connection.view';
+import type { LiveLoad } from '../load-balancing/live-load';
+
+type DiscoverRequest = z.output<typeof mcpRegistry.DiscoverRequest>;
+const HEALTH_STATUSES = new Set(['healthy', 'degraded', 'initializing', 'error']);
+
+/**
+ * Finds connections holding every required capability. Without a status filter, only usable
+ * connections are offered: not disconnected, not idle, health not `error`. `least-loaded` orders
+ * them by live load (active requests over capacity), then response time.
+ */
+export class DiscoveryService {
+  private roundRobin = 0;
+
+  constructor(private readonly deps: { repository: ConnectionRepository; liveLoad: LiveLoad }) {}
+
+  async discover(request: DiscoverRequest): Promise<z.output<typeof mcpRegistry.DiscoverResponse>> {
+    const { filters } = request;
+    const where: Prisma.ConnectionWhereInput = {
+      ...(request.capabilities.length > 0 && { capabilityNames: { hasEvery: request.capabilities } }),
+      ...(filters.protocol && { protocol: filters.protocol }),
+    };
+    if (filters.status && HEALTH_STATUSES.has(filters.status)) {
+      Object.assign(where, { healthStatus: filters.status, status: { in: ['active', 'error'] } });
+    } else if (filters.status) {
+      where.status = filters.status;
+    } else {
+      Object.assign(where, { status: 'active', healthStatus: { not: 'error' } });
+    }
+    if (filters.minUptime !== undefined) where.upSince = { lte: new Date(Date.now() - filters.minUptime * 1000) };
+    const [rows, load] = await Promise.all([
+      this.deps.repository.prisma.connection.findMany({
+        where,
+        select: { id: true, name: true, protocol: true, capabilityNames: true, healthStatus: true, upSince: true, endpoint: true, capacity: true, lastResponseTime: true },
+      }),
+      this.deps.liveLoad.snapshot(),
+    ]);
+    const now = Date.now();
+    let candidates = rows.map((row) => ({
+      row,
+      load: Math.min(1, round((load.get(row.id) ?? 0) / row.capacity, 4)),
+    }));
+    const strategy = request.loadBalancing?.strategy ?? 'least-loaded';
+    const balanced = request.loadBalancing !== undefined && strategy !== 'none';
+    if (strategy === 'least-loaded') {
+      candidates.sort((a, b) => a.load - b.load || (a.row.lastResponseTime ?? Infinity) - (b.row.lastResponseTime ?? Infinity) || a.row.name.localeCompare(b.row.name));
+    } else if (strategy === 'round-robin' && candidates.length > 0) {
+      candidates.sort((a, b) => a.row.id.localeCompare(b.row.id));
+      const start = this.roundRobin++ % candidates.length;
+      candidates = [...candidates.slice(start), ...candidates.slice(0, start)];
+    }
+    const max = request.loadBalancing?.maxConnections;
+    const chosen = max ? candidates.slice(0, max) : candidates;
+    return {
+      connections: chosen.map(({ row, load: value }) => ({
+        id: row.id,
+        name: row.name,
+        protocol: row.protocol as mcpRegistry.ConnectionProtocol,
+        capabilities: row.capabilityNames,
+        health: { status: row.healthStatus as mcpRegistry.HealthStatus, uptime: uptimeSeconds(row, now) },
+        load: value,
+        endpoint: publicEndpoint(row.endpoint),
+      })),
+      totalMatching: rows.length,
+      loadBalanced: balanced,
+      strategy,
+    };
+  }
+}

@@ -1,0 +1,42 @@
+import './instrument';
+import { createLogger, createServiceApp, createTokenVerifier, DependencyUnavailableError, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals } from '@platform/service-kit';
+import { stopTelemetry } from '@platform/telemetry';
+import { createApp } from './app';
+import { loadMcpRegistryConfig } from './config';
+import { createRegistryContext, SERVICE } from './context';
+import { REGISTRY_VERSION } from './registry/registry.service';
+
+/** Composition root: config, migrations, the context, then the API (roles all/api) and the check worker (all/worker). */
+async function main(): Promise<void> {
+  // `--role worker` (or api) on the command line wins over SERVICE_ROLE.
+  const roleFlag = process.argv.indexOf('--role');
+  const config = loadMcpRegistryConfig(roleFlag > 0 ? { ...process.env, SERVICE_ROLE: process.argv[roleFlag + 1] } : process.env);
+  const logger = createLogger(SERVICE, REGISTRY_VERSION, config.LOG_LEVEL);
+  if (config.MIGRATE_ON_START) await migrateDatabase(SERVICE, serviceDatabaseUrl(SERVICE, config.DATABASE_URL));
+  const context = createRegistryContext(config, logger);
+  await context.start();
+  const { verifier, revocations } = await createTokenVerifier(config, context.redis);
+  const role = config.SERVICE_ROLE;
+  const registry = role === 'worker' ? undefined : createApp(context, verifier);
+  // A worker serves only its health and metrics, for probes.
+  const app = registry?.app ?? createServiceApp({ name: SERVICE, logger, openapi: { title: SERVICE, version: REGISTRY_VERSION }, health: { checks: { database: () => context.prisma.$queryRawUnsafe('SELECT 1'), cache: () => context.redis.ping() } }, routers: [] });
+  const service = await listen(app, {
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    onServer: (server) => registry?.stream.attach(server),
+    closers: [
+      { name: 'stream', close: () => registry?.stream.close() },
+      { name: 'revocations', close: () => revocations.stop() },
+      { name: 'registry', close: () => context.stop() },
+      { name: 'telemetry', close: () => stopTelemetry() },
+    ],
+  });
+  stopOnSignals(service, logger);
+  logger.info({ port: service.port, role }, 'mcp-registry listening');
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof DependencyUnavailableError ? error.message : error);
+  process.exit(1);
+});

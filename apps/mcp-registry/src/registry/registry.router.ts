@@ -1,0 +1,53 @@
+import { mcpRegistry } from '@platform/contracts';
+import type { ApiRouter } from '@platform/service-kit';
+import type { RequestHandler } from 'express';
+import type { RegistryService } from './registry.service';
+
+const tags = ['registry'];
+
+export function registryRoutes(api: ApiRouter, service: RegistryService, before: RequestHandler[]): void {
+  api
+    .route({
+      method: 'get',
+      path: '/registry/stats',
+      summary: 'Registry statistics',
+      tags,
+      access: { permission: 'mcp:read' },
+      before,
+      responses: { 200: { description: 'Counts, protocols, capabilities and performance', schema: mcpRegistry.RegistryStatsResponse } },
+      handler: () => service.stats(),
+    })
+    .route({
+      method: 'get',
+      path: '/registry/export',
+      summary: 'Export the registry configuration',
+      tags,
+      access: { permission: 'mcp:read' },
+      before,
+      responses: { 200: { description: 'Every connection that is not disconnected', schema: mcpRegistry.RegistryExport } },
+      handler: () => service.export(),
+    })
+    .route({
+      method: 'post',
+      path: '/registry/import',
+      summary: 'Import an export (beyond spec 3)',
+      description: 'Each entry passes the registration guard (stdio needs `mcp:admin` and an allowed command); refused entries are reported in `errors`.',
+      tags,
+      access: { permission: 'mcp:write' },
+      before,
+      body: mcpRegistry.RegistryImportRequest,
+      responses: { 200: { description: 'What was imported, updated, skipped or refused', schema: mcpRegistry.RegistryImportResponse } },
+      handler: (req) => service.import(req.valid.body, req.auth),
+    })
+    .document({
+      method: 'get',
+      path: '/registry/stream',
+      upgrade: 'websocket',
+      summary: 'Registry events over WebSocket',
+      description:
+        'Authenticate with `Authorization: Bearer` or `?access_token=`; needs `mcp:read`. Send `{"action":"subscribe","events":["connection-status","health-check","capability-request"]}`; messages are `{type, connectionId, ...}` as they happen on any replica.',
+      tags,
+      access: { permission: 'mcp:read' },
+      responses: { 101: { description: 'Switching protocols' } },
+    });
+}

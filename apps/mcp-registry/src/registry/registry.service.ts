@@ -1,0 +1,130 @@
+import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
+import { ApiError } from '@platform/service-kit';
+import type { z } from 'zod';
+import type { Prisma } from '../generated/prisma/client';
+import type { ConnectionRepository } from '../connections/connection.repository';
+import { round } from '../connections/connection.repository';
+import type { ConnectionService } from '../connections/connection.service';
+
+export const REGISTRY_VERSION = '0.2.0';
+type Exported = z.output<typeof mcpRegistry.ExportedConnection>;
+type ImportRequest = z.output<typeof mcpRegistry.RegistryImportRequest>;
+
+const STATUSES = ['active', 'idle', 'disconnected', 'error'] as const;
+const PROTOCOLS = ['stdio', 'http', 'websocket'] as const;
+
+/** Registry-wide numbers, export, and an import that takes an export back. */
+export class RegistryService {
+  constructor(private readonly deps: { repository: ConnectionRepository; connections: ConnectionService }) {}
+
+  async stats(): Promise<z.output<typeof mcpRegistry.RegistryStatsResponse>> {
+    const prisma = this.deps.repository.prisma;
+    const [byStatus, byProtocol, capabilityRows, byTool, lastMinute, allTime] = await Promise.all([
+      prisma.connection.groupBy({ by: ['status'], _count: { _all: true } }),
+      prisma.connection.groupBy({ by: ['protocol'], where: { status: { not: 'disconnected' } }, _count: { _all: true } }),
+      prisma.$queryRawUnsafe<Array<{ total: bigint }>>(
+        `SELECT count(DISTINCT name)::bigint AS total FROM "mcp-registry"."Connection", unnest("capabilityNames") AS name WHERE status <> 'disconnected'`,
+      ),
+      this.deps.repository.callsByTool(),
+      this.deps.repository.callTotals(new Date(Date.now() - 60_000)),
+      this.deps.repository.callTotals(),
+    ]);
+    const statusCount = Object.fromEntries(STATUSES.map((status) => [status, byStatus.find((row) => row.status === status)?._count._all ?? 0])) as Record<(typeof STATUSES)[number], number>;
+    const protocols = Object.fromEntries(PROTOCOLS.map((protocol) => [protocol, byProtocol.find((row) => row.protocol === protocol)?._count._all ?? 0])) as Record<(typeof PROTOCOLS)[number], number>;
+    const mostUsed = [...byTool.entries()]
+      .map(([name, value]) => ({ name, requests: value.requests }))
+      .sort((a, b) => b.requests - a.requests || a.name.localeCompare(b.name))
+      .slice(0, 10);
+    return {
+      timestamp: new Date().toISOString(),
+      connections: { total: Object.values(statusCount).reduce((sum, value) => sum + value, 0), ...statusCount },
+      protocols,
+      capabilities: { total: Number(capabilityRows[0]?.total ?? 0), mostUsed },
+      performance: {
+        averageLatency: allTime.averageLatency,
+        requestsPerSecond: round(lastMinute.requests / 60, 3),
+        errorRate: allTime.requests === 0 ? 0 : round(allTime.failed / allTime.requests, 4),
+      },
+    };
+  }
+
+  /** `/health`'s registry and performance blocks. */
+  async healthExtra(): Promise<z.output<typeof mcpRegistry.RegistryHealthExtra>> {
+    const prisma = this.deps.repository.prisma;
+    const [byHealth, lastMinute, allTime] = await Promise.all([
+      prisma.connection.groupBy({ by: ['healthStatus'], where: { status: { not: 'disconnected' } }, _count: { _all: true } }),
+      this.deps.repository.callTotals(new Date(Date.now() - 60_000)),
+      this.deps.repository.callTotals(),
+    ]);
+    const count = (statuses: string[]) => byHealth.filter((row) => statuses.includes(row.healthStatus)).reduce((sum, row) => sum + row._count._all, 0);
+    return {
+      registry: { connections: count(['healthy', 'degraded', 'initializing', 'error']), healthy: count(['healthy', 'degraded']), unhealthy: count(['error']) },
+      performance: { requestsPerSecond: round(lastMinute.requests / 60, 3), averageLatency: allTime.averageLatency },
+    };
+  }
+
+  /** Every connection that is not disconnected, in a form `import` takes back. */
+  async export(): Promise<z.output<typeof mcpRegistry.RegistryExport>> {
+    const rows = await this.deps.repository.all({ status: { not: 'disconnected' } });
+    const connections: Exported[] = rows.map((row) => ({
+      name: row.name,
+      type: row.type as Exported['type'],
+      protocol: row.protocol as Exported['protocol'],
+      endpoint: row.endpoint as Exported['endpoint'],
+      capabilities: row.declaredCapabilities,
+      metadata: row.metadata as Exported['metadata'],
+      healthCheck: { enabled: row.healthCheckEnabled, interval: row.healthCheckInterval, timeout: row.healthCheckTimeout },
+      capacity: row.capacity,
+    }));
+    return { version: REGISTRY_VERSION, exportedAt: new Date().toISOString(), connections, totalExported: connections.length };
+  }
+
+  /**
+   * Registers each exported connection; a name already registered is skipped or, with
+   * `onConflict: replace`, updated. Each entry passes the same guard as a registration; a refused
+   * entry is reported in `errors` and does not stop the others.
+   */
+  async import(request: ImportRequest, caller: AccessTokenClaims | undefined): Promise<z.output<typeof mcpRegistry.RegistryImportResponse>> {
+    const outcome: z.output<typeof mcpRegistry.RegistryImportResponse> = { imported: [], updated: [], skipped: [], errors: [] };
+    for (const entry of request.connections) {
+      const valid = mcpRegistry.RegisterConnectionRequest.safeParse(entry);
+      if (!valid.success) {
+        outcome.errors.push({ name: entry.name, error: valid.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') });
+        continue;
+      }
+      try {
+        const existing = await this.deps.repository.findByName(entry.name);
+        if (existing && request.onConflict === 'skip') {
+          outcome.skipped.push({ name: entry.name, reason: 'a connection of this name is registered' });
+          continue;
+        }
+        if (existing) {
+          this.deps.connections.guardStdio(entry.protocol, entry.endpoint.command, caller);
+          this.deps.connections.guardStdio(existing.protocol, undefined, caller);
+          await this.deps.repository.update(existing.id, {
+            type: entry.type,
+            protocol: entry.protocol,
+            endpoint: entry.endpoint as Prisma.InputJsonValue,
+            declaredCapabilities: entry.capabilities,
+            ...(entry.metadata && { metadata: entry.metadata as Prisma.InputJsonValue }),
+            ...(entry.capacity && { capacity: entry.capacity }),
+          });
+          outcome.updated.push({ id: existing.id, name: entry.name });
+          continue;
+        }
+        const row = await this.deps.connections.register(
+          {
+            ...entry,
+            metadata: entry.metadata ?? {},
+            healthCheck: entry.healthCheck ?? { enabled: true, interval: 30, timeout: 5000 },
+          },
+          caller,
+        );
+        outcome.imported.push({ id: row.id, name: row.name });
+      } catch (error) {
+        outcome.errors.push({ name: entry.name, error: error instanceof ApiError || error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return outcome;
+  }
+}

@@ -1,0 +1,122 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { WebSocket } from 'ws';
+import { CpuSampler, processStartTicks, residentBytes, signalGroup } from './process-info';
+import { prepareLaunch, removeWorkDir, type StdioPolicy } from './stdio-launch';
+
+// The SDK's WebSocket transport uses the global WebSocket, which Node 20 lacks.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+
+/** What a session needs to know of its connection. */
+export interface SessionTarget {
+  id: string;
+  protocol: 'stdio' | 'http' | 'websocket';
+  endpoint: { command?: string; args?: string[]; url?: string; headers?: Record<string, string> };
+}
+
+export interface SessionHooks {
+  /** The server went away without being asked to (process died, socket closed). */
+  onUnexpectedClose(session: McpSession): void;
+  onProcessStarted?(session: McpSession): Promise<void> | void;
+  onProcessGone?(session: McpSession): Promise<void> | void;
+}
+
+const CLIENT_INFO = { name: 'mcp-registry', version: '0.2.0' };
+
+/**
+ * One MCP session with one server: the initialize handshake happens once, in `open`; checks and
+ * tool calls then reuse it. For stdio the session owns the server process and its process group.
+ */
+export class McpSession {
+  readonly client = new Client(CLIENT_INFO, { capabilities: {} });
+  readonly openedAt = Date.now();
+  pid: number | null = null;
+  startTicks?: bigint;
+  workDir?: string;
+  program?: string;
+  private closing = false;
+  private cpu?: CpuSampler;
+  private transport?: Transport;
+
+  constructor(
+    readonly target: SessionTarget,
+    private readonly policy: StdioPolicy,
+    private readonly hooks: SessionHooks,
+  ) {}
+
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  /** Connects (starting the process for stdio) and performs the initialize handshake. */
+  async open(timeoutMs: number): Promise<void> {
+    this.transport = this.createTransport();
+    const transport = this.transport;
+    try {
+      await this.client.connect(transport, { timeout: timeoutMs });
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    this.client.onclose = () => {
+      if (!this.closing) {
+        void this.close();
+        this.hooks.onUnexpectedClose(this);
+      }
+    };
+  }
+
+  private createTransport(): Transport {
+    const { endpoint, protocol } = this.target;
+    if (protocol === 'http') {
+      return new StreamableHTTPClientTransport(new URL(endpoint.url!), { requestInit: { headers: endpoint.headers ?? {} } });
+    }
+    if (protocol === 'websocket') return new WebSocketClientTransport(new URL(endpoint.url!));
+    const launch = prepareLaunch(this.target.id, endpoint.command!, endpoint.args ?? [], this.policy);
+    this.workDir = launch.cwd;
+    this.program = launch.program;
+    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'ignore' });
+    const start = transport.start.bind(transport);
+    // Record the process the moment it exists, before the handshake that may hang.
+    transport.start = async () => {
+      await start();
+      this.pid = transport.pid;
+      if (this.pid) {
+        this.startTicks = processStartTicks(this.pid);
+        this.cpu = new CpuSampler(this.pid);
+        this.cpu.sample();
+        await this.hooks.onProcessStarted?.(this);
+      }
+    };
+    return transport;
+  }
+
+  /** Whether the server process (stdio) or the session (http, websocket) is up. */
+  get running(): boolean {
+    if (this.closing) return false;
+    if (this.target.protocol !== 'stdio') return this.transport !== undefined;
+    return this.pid !== null && processStartTicks(this.pid) === this.startTicks;
+  }
+
+  diagnostics(): { processRunning: boolean; memoryBytes?: number; cpuUsage: number; pid: number | null } {
+    const running = this.running;
+    if (this.target.protocol !== 'stdio' || !this.pid || !running) return { processRunning: running, cpuUsage: 0, pid: this.pid };
+    return { processRunning: true, memoryBytes: residentBytes(this.pid), cpuUsage: this.cpu?.sample() ?? 0, pid: this.pid };
+  }
+
+  /** Ends the session; for stdio, terminates the whole process group and removes its directory. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const pid = this.pid;
+    if (pid && this.startTicks !== undefined && processStartTicks(pid) === this.startTicks) signalGroup(pid, 'SIGTERM');
+    await Promise.race([this.client.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+    // Anything of the group still alive (children that ignored SIGTERM) goes now.
+    if (pid) signalGroup(pid, 'SIGKILL');
+    if (this.workDir) removeWorkDir(this.workDir, this.policy.workRoot);
+    if (pid) await this.hooks.onProcessGone?.(this);
+  }
+}

@@ -1,0 +1,25 @@
+import { mcpRegistry } from '@platform/contracts';
+import type { ApiRouter } from '@platform/service-kit';
+import type { RequestHandler } from 'express';
+import type { ToolCallService } from './tool-call.service';
+
+export function toolCallRoutes(api: ApiRouter, service: ToolCallService, before: RequestHandler[]): void {
+  api.route({
+    method: 'post',
+    path: '/connections/:connectionId/tools/:tool/call',
+    summary: 'Call a tool on a connection (beyond spec 3)',
+    description: 'Used by the workflow engine\'s MCPToolCall node. Records the request metrics and publishes a `capability-request` event. A tool that reports an error answers 200 with `success: false`; an unreachable or timed-out server answers 502.',
+    tags: ['tools'],
+    access: { permission: 'mcp:write' },
+    before,
+    params: mcpRegistry.ToolCallParams,
+    body: mcpRegistry.ToolCallRequest,
+    responses: {
+      200: { description: 'The tool result', schema: mcpRegistry.ToolCallResponse },
+      404: { description: 'No such connection or tool' },
+      409: { description: 'The connection is disconnected' },
+      502: { description: 'The MCP server failed, timed out or could not be reached' },
+    },
+    handler: (req) => service.call(req.valid.params.connectionId, req.valid.params.tool, req.valid.body.arguments, req.valid.body.timeout),
+  });
+}
