@@ -1,0 +1,116 @@
+import { ErrorBody, registry } from '@platform/contracts';
+import type { ApiRouter } from '@platform/service-kit';
+import { z } from 'zod';
+import { caller, READ, WRITE } from '../access';
+import { publishResult } from '../agents/agents.router';
+import type { AgentsService } from '../agents/agents.service';
+import { acceptManifest } from '../manifests/manifest-upload';
+import type { RouteContext } from '../routes';
+import { sendManifest } from './manifest-response';
+import type { VersionsService } from './versions.service';
+
+const ExactVersionParams = registry.AgentParams.extend({ version: registry.SemanticVersion });
+
+export function versionRoutes(api: ApiRouter, agents: AgentsService, versions: VersionsService, ctx: RouteContext): void {
+  api
+    .route({
+      method: 'get',
+      path: '/agents/:namespace/:name/versions',
+      summary: 'List the versions of an agent',
+      description: 'In semantic-version order (highest first unless order=asc); `latest` names the highest published non-prerelease.',
+      tags: ['versions'],
+      access: { permission: READ },
+      before: ctx.limit,
+      params: registry.AgentParams,
+      query: registry.VersionListQuery,
+      responses: { 200: { description: 'A page of versions', schema: registry.VersionPage }, 404: { description: 'No such agent', schema: ErrorBody } },
+      handler: (req) => versions.list(req.valid.params.namespace, req.valid.params.name, req.valid.query),
+    })
+    .route({
+      method: 'post',
+      path: '/agents/:namespace/:name/versions',
+      summary: 'Publish a new version of an agent',
+      description:
+        'The body is the manifest, as for POST /agents (JSON, or YAML with Content-Type application/yaml). metadata.name must be the ' +
+        'path name and metadata.namespace, when set, the path namespace. The agent must exist (404 otherwise).',
+      tags: ['versions'],
+      access: { permission: WRITE },
+      before: ctx.limit,
+      params: registry.AgentParams,
+      body: registry.PublishBody,
+      responses: {
+        201: { description: 'Published', schema: registry.PublishResult },
+        404: { description: 'No such agent', schema: ErrorBody },
+        409: { description: 'The version exists or existed', schema: ErrorBody },
+        413: { description: 'The manifest is too large', schema: ErrorBody },
+        415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
+      },
+      handler: async (req) => {
+        const manifest = acceptManifest(req.rawManifest ?? { error: 'unreadable' });
+        const published = await agents.publish(caller(req), manifest, req.valid.params);
+        return publishResult(versions, published);
+      },
+    })
+    .route({
+      method: 'get',
+      path: '/agents/:namespace/:name/versions/:version',
+      summary: 'Get one version (or latest) with its manifest document',
+      tags: ['versions'],
+      access: { permission: READ },
+      before: ctx.limit,
+      params: registry.VersionParams,
+      responses: { 200: { description: 'The version', schema: registry.VersionDetail }, 404: { description: 'No such version', schema: ErrorBody } },
+      handler: async (req) => {
+        const { agent, body } = await versions.get(req.valid.params.namespace, req.valid.params.name, req.valid.params.version);
+        ctx.usage.view(agent.id);
+        return body;
+      },
+    })
+    .route({
+      method: 'delete',
+      path: '/agents/:namespace/:name/versions/:version',
+      summary: 'Unpublish a version',
+      description: 'The version disappears from reads; its number is never reused (a later publish of it is a 409). Owner or registry:admin.',
+      tags: ['versions'],
+      access: { permission: WRITE },
+      before: ctx.limit,
+      params: ExactVersionParams,
+      responses: { 204: { description: 'Unpublished' }, 404: { description: 'No such version', schema: ErrorBody } },
+      handler: async (req, res) => {
+        await versions.unpublish(caller(req), req.valid.params.namespace, req.valid.params.name, req.valid.params.version);
+        res.status(204).end();
+      },
+    })
+    .route({
+      method: 'get',
+      path: '/agents/:namespace/:name/versions/:version/manifest',
+      summary: 'Download the manifest file',
+      description:
+        'The manifest byte for byte as published, in its stored format when Accept allows it (or says nothing). Asking for the other ' +
+        'format (application/json or application/yaml) returns a conversion made once at publish time, marked X-Manifest-Converted: true. ' +
+        'Strong ETag per representation; If-None-Match answers 304. 406 when neither format is acceptable.',
+      tags: ['versions'],
+      access: { permission: READ },
+      before: ctx.limit,
+      params: registry.VersionParams,
+      headers: z.object({ 'if-none-match': z.string().optional(), accept: z.string().optional() }),
+      responses: {
+        200: { description: 'The manifest file', schema: z.string(), contentTypes: ['application/json', 'application/yaml'] },
+        304: { description: 'Not modified (If-None-Match matched the ETag)' },
+        404: { description: 'No such version', schema: ErrorBody },
+        406: { description: 'Neither JSON nor YAML is acceptable', schema: ErrorBody },
+      },
+      handler: async (req, res) => {
+        const manifest = await versions.manifest(req.valid.params.namespace, req.valid.params.name, req.valid.params.version);
+        const sent = sendManifest(req, res, {
+          stored: manifest.format,
+          manifestBytes: manifest.manifestBytes,
+          digest: manifest.digest,
+          convertedBytes: manifest.convertedBytes,
+          convertedDigest: manifest.convertedDigest,
+          mutable: req.valid.params.version === 'latest',
+        });
+        if (sent) ctx.usage.download(manifest.agent.id);
+      },
+    });
+}
