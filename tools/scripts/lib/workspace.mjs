@@ -89,13 +89,42 @@ export function installReason() {
   }
 }
 
-/** Installs the locked dependencies when they are missing or stale. */
-export async function ensureInstalled() {
-  const reason = installReason();
+/**
+ * Installs the locked dependencies when they are missing or stale (always with `force`).
+ *
+ * `npm ci` first. It refuses a lockfile that lacks the optional binaries of other platforms
+ * (`Missing: @swc/core-darwin-arm64@ from lock file`), and a registry mirror that serves only this
+ * platform's packages can never produce one that has them. Then `npm install` installs the very
+ * versions of the lockfile instead (it leaves the lockfile as it is, which is checked).
+ */
+export async function ensureInstalled({ force = false } = {}) {
+  const reason = force ? 'a clean install was asked for' : installReason();
   if (!reason) return;
+  const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   info(`Installing dependencies (${reason}): npm ci`);
-  const code = await run('npm', ['ci', '--no-audit', '--no-fund'], { env: { ...process.env, npm_config_update_notifier: 'false' } });
-  if (code !== 0) fail(`npm ci failed (exit ${code}); see its output above. The npm registry must be reachable.`);
+  const ci = await runTee('npm', ['ci'], env);
+  if (ci.code === 0) return;
+  if (!/EUSAGE|in sync|from lock file/.test(ci.stderr)) fail(`npm ci failed (exit ${ci.code}); see its output above. The npm registry must be reachable.`);
+  const lockPath = path.join(ROOT, 'package-lock.json');
+  const before = readFileSync(lockPath);
+  info('npm ci refused the lockfile (it lacks optional binaries of other platforms); installing its locked versions with npm install');
+  const code = await run('npm', ['install'], { env });
+  if (code !== 0) fail(`npm install failed (exit ${code}); see its output above. The npm registry must be reachable.`);
+  if (!readFileSync(lockPath).equals(before)) console.error(`${yellow('!')} npm install rewrote package-lock.json: review \`git diff package-lock.json\` before committing it.`);
+}
+
+/** Like run(), and also keeps stderr for the caller to read. */
+function runTee(command, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['inherit', 'inherit', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      process.stderr.write(chunk);
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code: code ?? 1, stderr }));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
