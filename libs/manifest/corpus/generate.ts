@@ -234,7 +234,35 @@ const maximal = (): Doc => ({
   'x-root-extension': true,
 });
 
+// What most published agents look like; the benchmark's "typical" manifest.
+const typical = (): Doc => ({
+  apiVersion: 'std/v0.4.7',
+  kind: 'Agent',
+  metadata: {
+    name: 'support-assistant',
+    namespace: 'acme',
+    version: '1.4.2',
+    description: 'Answers customer questions from the knowledge base and opens tickets when it cannot.',
+    labels: { team: 'support', env: 'production' },
+    identity: { agent_id: 'support-assistant', namespace: 'acme/support', version: '1.4.2', publisher: { name: 'Acme Inc', email: 'agents@example.org' } },
+    agentType: 'claude',
+    agentKind: 'assistant',
+  },
+  spec: {
+    role: 'You are a helpful support assistant.',
+    llm: { provider: 'anthropic', model: 'claude-sonnet', temperature: 0.2 },
+    tools: [{ name: 'search_kb', type: 'mcp' }, { name: 'create_ticket', type: 'function' }],
+  },
+  security: {
+    tier: 'tier_2_write_limited',
+    capabilities: { required: ['network-outbound', 'tool-execution'], optional: ['memory-extended'] },
+    sandboxing: { required: true, type: 'container', resource_limits: { max_memory_mb: 512, max_cpu_cores: 1, max_execution_seconds: 120 } },
+  },
+  protocols: { mcp: { version: '1.0.0', role: 'client' } },
+});
+
 const valid: Record<string, [Doc, Expect[]]> = {
+  typical: [typical(), []],
   'kind-agent-minimal': [{ apiVersion: 'std/v0.4.7', kind: 'Agent', metadata: { name: 'hello-agent' } }, []],
   'kind-task': [{ apiVersion: 'std/v0.4.7', kind: 'Task', metadata: { name: 'data-transform', version: '1.0.0' }, spec: { steps: [{ name: 'extract' }, { name: 'load' }] }, runtime: { bindings: { extract: 'tool:sql' } } }, []],
   'kind-workflow': [{ apiVersion: 'std/v0.4', kind: 'Workflow', metadata: { name: 'simple-etl', version: '0.3.0' }, spec: { steps: [{ ref: 'data-transform' }] }, composition: { sequential: ['extract', 'load'] } }, []],
