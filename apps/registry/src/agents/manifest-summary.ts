@@ -23,7 +23,8 @@ export function summarizeManifest(document: Json): ManifestSummary {
   const security = object(document.security);
   const capabilities = object(security.capabilities);
   const catalog = object(metadata.catalog);
-  const compliance = object(object(document.governance).compliance);
+  const governance = object(document.governance);
+  const compliance = object(governance.compliance);
   const labels = Object.fromEntries(Object.entries(object(metadata.labels)).filter(([, value]) => typeof value === 'string')) as Record<string, string>;
   return {
     description: text(metadata.description),
@@ -35,7 +36,7 @@ export function summarizeManifest(document: Json): ManifestSummary {
     capabilities: unique([...strings(capabilities.required), ...strings(capabilities.optional)]),
     tags: unique([...strings(catalog.tags), ...strings(catalog.categories)]),
     labels,
-    compliance: unique(strings(compliance.frameworks).map((framework) => framework.toLowerCase())),
+    compliance: unique([...strings(compliance.frameworks), ...strings(governance.compliance_profiles)].map((framework) => framework.toLowerCase())),
   };
 }
 
