@@ -301,7 +301,7 @@ export async function checkLogin(port, { username, password }) {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
+      body: JSON.stringify({ grant_type: 'password', username, password, client_id: 'platform-up' }),
       signal: AbortSignal.timeout(10_000),
     });
     if (response.ok) return { ok: true };
@@ -316,7 +316,7 @@ export const nxEnv = () => ({ ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: '
 
 /** The login instructions printed by `up` and `service auth`. */
 export function loginHelp(authUrl, admin) {
-  const body = JSON.stringify({ username: admin.username, password: admin.password });
+  const body = JSON.stringify({ grant_type: 'password', username: admin.username, password: admin.password, client_id: 'cli' });
   const lines = [
     `  ${bold('Log in')} as the bootstrap admin ${bold(admin.username)} with password ${bold(admin.password)}`,
     admin.generated
@@ -324,7 +324,7 @@ export function loginHelp(authUrl, admin) {
       : dim('    (from AUTH_ADMIN_USERNAME / AUTH_ADMIN_PASSWORD)'),
     `    curl -s -X POST ${authUrl}/api/v1/auth/login -H 'content-type: application/json' \\`,
     `      -d '${body.replace(/'/g, "'\\''")}'`,
-    dim('    then call any service with: -H "Authorization: Bearer <accessToken>"'),
+    dim('    then call any service with: -H "Authorization: Bearer <access_token>"'),
   ];
   return lines.join('\n');
 }
