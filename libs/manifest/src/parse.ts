@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { parseSimpleYaml, UNSUPPORTED } from './simple-yaml';
 
 export type ManifestFormat = 'json' | 'yaml';
 
@@ -37,6 +38,10 @@ function parseJson(text: string): unknown {
 }
 
 function parseYaml(text: string): unknown {
+  // Most manifests are plain block YAML, which simple-yaml reads many times faster; it hands
+  // everything else (and every error) to the yaml package.
+  const simple = parseSimpleYaml(text);
+  if (simple !== UNSUPPORTED) return simple;
   const documents = YAML.parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
   if (!Array.isArray(documents)) {
     throw new ManifestParseError('not valid YAML: the text is empty', 'yaml');
