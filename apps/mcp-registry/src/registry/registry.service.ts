@@ -23,7 +23,7 @@ export class RegistryService {
       prisma.connection.groupBy({ by: ['status'], _count: { _all: true } }),
       prisma.connection.groupBy({ by: ['protocol'], where: { status: { not: 'disconnected' } }, _count: { _all: true } }),
       prisma.$queryRawUnsafe<Array<{ total: bigint }>>(
-        `SELECT count(DISTINCT name)::bigint AS total FROM "mcp-registry"."Connection", unnest("capabilityNames") AS name WHERE status <> 'disconnected'`,
+        `SELECT count(DISTINCT capability)::bigint AS total FROM "mcp-registry"."Connection" c, unnest(c."capabilityNames") AS capability WHERE c.status <> 'disconnected'`,
       ),
       this.deps.repository.callsByTool(),
       this.deps.repository.callTotals(new Date(Date.now() - 60_000)),

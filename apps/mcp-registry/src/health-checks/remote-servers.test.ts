@@ -1,0 +1,86 @@
+import { uniqueName } from '@platform/testing';
+import request from 'supertest';
+import { startHarness, type Harness } from '../testing/harness';
+import { Gate, startHttpMcpServer, startWebSocketMcpServer, type RunningServer } from '../testing/mcp-servers';
+
+/** Streamable HTTP and WebSocket MCP servers started inside the test, checked over the real protocol. */
+describe('http and websocket connections', () => {
+  let h: Harness;
+  const tool = uniqueName('lookup');
+  const gate = new Gate();
+  let httpServer: RunningServer;
+  let wsServer: RunningServer;
+
+  beforeAll(async () => {
+    [h, httpServer, wsServer] = await Promise.all([startHarness(), startHttpMcpServer(tool, gate), startWebSocketMcpServer(tool, gate)]);
+  });
+  afterAll(async () => {
+    gate.release();
+    await Promise.all([h.stop(), httpServer.close(), wsServer.close()]);
+  });
+
+  const register = (protocol: string, url: string, extra: Record<string, unknown> = {}) =>
+    request(h.url)
+      .post('/connections')
+      .set('Authorization', h.writer)
+      .send({ name: uniqueName(protocol), type: 'server', protocol, endpoint: { url }, capabilities: ['lookup'], healthCheck: { enabled: false, interval: 30, timeout: 3000 }, ...extra });
+
+  it('registers an http server without admin rights and checks it healthy with its tools', async () => {
+    const res = await register('http', httpServer.url);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'active', connection: { protocol: 'http', health: { status: 'initializing' } } });
+    const check = await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
+    expect(check.body).toMatchObject({ health: { status: 'healthy' }, diagnostics: { processRunning: true, tools: 2, pid: null } });
+    const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
+    expect(detail.body.capabilities.map((c: { name: string }) => c.name).sort()).toEqual(['lookup', tool, `${tool}-gated`].sort());
+    expect(detail.body.capabilities.find((c: { name: string }) => c.name === tool)).toMatchObject({ description: 'Looks a key up', schema: { properties: { key: { type: 'string' } } } });
+
+    const call = await request(h.url).post(`/connections/${res.body.id}/tools/${tool}/call`).set('Authorization', h.writer).send({ arguments: { key: 'k1' } });
+    expect(call.body).toMatchObject({ success: true, result: { content: [{ type: 'text', text: 'value of k1' }] } });
+    const invalid = await request(h.url).post(`/connections/${res.body.id}/tools/${tool}/call`).set('Authorization', h.writer).send({ arguments: { key: 42 } });
+    expect(invalid.status).toBe(200);
+    expect(invalid.body.success).toBe(false);
+    const detailAfter = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
+    expect(detailAfter.body.metrics).toMatchObject({ totalRequests: 2, successRate: 0.5, errorRate: 0.5 });
+  });
+
+  it('checks a websocket server healthy', async () => {
+    const res = await register('websocket', wsServer.url);
+    expect(res.status).toBe(201);
+    const check = await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
+    expect(check.body).toMatchObject({ health: { status: 'healthy' }, diagnostics: { tools: 2 } });
+  });
+
+  it('checks an endpoint where nothing listens as an error and moves the connection to error', async () => {
+    const res = await register('http', 'http://127.0.0.1:9/mcp');
+    const check = await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
+    expect(check.body.health.status).toBe('error');
+    expect(check.body.error).toEqual(expect.any(String));
+    const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
+    expect(detail.body).toMatchObject({ status: 'error', health: { status: 'error', uptime: 0 } });
+  });
+
+  it('refuses a protocol and endpoint that do not match, with the issues', async () => {
+    const res = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.writer)
+      .send({ name: uniqueName('bad'), protocol: 'websocket', endpoint: { url: 'http://127.0.0.1/mcp' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues).toEqual([expect.objectContaining({ path: 'body.endpoint.url' })]);
+  });
+
+  it('runs scheduled checks through the queue', async () => {
+    const res = await register('http', httpServer.url, { healthCheck: { enabled: true, interval: 5, timeout: 3000 } });
+    const { eventually } = await import('@platform/testing');
+    const detail = await eventually(async () => {
+      const body = (await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader)).body;
+      return body.health.checksPerformed > 0 ? body : undefined;
+    }, 20_000);
+    expect(detail.health.status).toBe('healthy');
+    const schedulers = await h.context.scheduler['queue'].queue.getJobSchedulers();
+    expect(schedulers.map((s: { key: string }) => s.key)).toContain(`connection:${res.body.id}`);
+    await request(h.url).delete(`/connections/${res.body.id}`).set('Authorization', h.writer);
+    const after = await h.context.scheduler['queue'].queue.getJobSchedulers();
+    expect(after.map((s: { key: string }) => s.key)).not.toContain(`connection:${res.body.id}`);
+  });
+});
