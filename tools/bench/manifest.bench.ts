@@ -58,7 +58,8 @@ for (const [name, work] of cases) {
   results.set(name, perSecond);
   console.log(`${name.padEnd(52)} ${Math.round(perSecond).toLocaleString('en-US').padStart(12)} ${microseconds.toFixed(1).padStart(10)}`);
 }
-const typicalRate = Math.min(results.get('typical, object')!, results.get('typical, JSON text')!);
+// The target holds for every input form, so the verdict takes the slowest typical case.
+const typicalRate = Math.min(...[...results].filter(([name]) => name.startsWith('typical')).map(([, rate]) => rate));
 const verdict = typicalRate >= TARGET_PER_SECOND ? 'meets' : 'MISSES';
-console.log(`\ntypical manifests: ${Math.round(typicalRate).toLocaleString('en-US')}/s ${verdict} the target of ${TARGET_PER_SECOND.toLocaleString('en-US')}/s`);
+console.log(`\nslowest typical case: ${Math.round(typicalRate).toLocaleString('en-US')}/s ${verdict} the target of ${TARGET_PER_SECOND.toLocaleString('en-US')}/s`);
 if (typicalRate < TARGET_PER_SECOND) process.exitCode = 1;

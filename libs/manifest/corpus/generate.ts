@@ -75,7 +75,15 @@ const invalid: Record<string, [Doc, Expect[]]> = {
   'metadata-annotations-value-type': [withMeta({ annotations: { reviewed: true } }), [e('metadata.annotations.type', '$.metadata.annotations.reviewed')]],
   'metadata-agentType-enum': [withMeta({ agentType: 'gpt' }), [e('metadata.agentType.enum', '$.metadata.agentType')]],
   'metadata-agentKind-enum': [withMeta({ agentKind: 'team-lead' }), [e('metadata.agentKind.enum', '$.metadata.agentKind')]],
+  'metadata-description-type': [withMeta({ description: ['a', 'b'] }), [e('metadata.description.type', '$.metadata.description')]],
+  'metadata-annotations-type': [withMeta({ annotations: 'owner=me' }), [e('metadata.annotations.type', '$.metadata.annotations')]],
+  'metadata-catalog-type': [withMeta({ catalog: 'public' }), [e('metadata.catalog.type', '$.metadata.catalog')]],
+  'metadata-mesh_bindings-type': [withMeta({ mesh_bindings: ['node'] }), [e('metadata.mesh_bindings.type', '$.metadata.mesh_bindings')]],
+  'metadata-identity-publisher-type': [withIdentity({ publisher: 'Example Corp' }), [e('metadata.identity.publisher.type', '$.metadata.identity.publisher')]],
+  'metadata-catalog-categories-item-type': [withMeta({ catalog: { categories: [{ name: 'security' }] } }), [e('metadata.catalog.categories.type', '$.metadata.catalog.categories[0]')]],
   // x-signature
+  'metadata-x-signature-value-type': [withMeta({ 'x-signature': { type: 'Ed25519', value: 12345, publicKey: 'a2V5' } }), [e('metadata.x-signature.value.type', '$.metadata["x-signature"].value')]],
+  'metadata-x-signature-publicKey-type': [withMeta({ 'x-signature': { type: 'Ed25519', value: 'c2ln', publicKey: { kty: 'OKP' } } }), [e('metadata.x-signature.publicKey.type', '$.metadata["x-signature"].publicKey')]],
   'metadata-x-signature-type': [withMeta({ 'x-signature': 'c2lnbmF0dXJl' }), [e('metadata.x-signature.type', '$.metadata["x-signature"]')]],
   'metadata-x-signature-type-required': [withMeta({ 'x-signature': { value: 'c2ln', publicKey: 'a2V5' } }), [e('metadata.x-signature.type.required', '$.metadata["x-signature"].type')]],
   'metadata-x-signature-type-enum': [withMeta({ 'x-signature': { type: 'ed25519', value: 'c2ln', publicKey: 'a2V5' } }), [e('metadata.x-signature.type.enum', '$.metadata["x-signature"].type')]],
@@ -116,6 +124,13 @@ const invalid: Record<string, [Doc, Expect[]]> = {
   'metadata-mesh_bindings-source_project_id-type': [withMeta({ mesh_bindings: { source_project_id: 1234 } }), [e('metadata.mesh_bindings.source_project_id.type', '$.metadata.mesh_bindings.source_project_id')]],
   'metadata-mesh_bindings-execution_node_id-uuid': [withMeta({ mesh_bindings: { execution_node_id: 'node-7' } }), [e('metadata.mesh_bindings.execution_node_id.uuid', '$.metadata.mesh_bindings.execution_node_id')]],
   // security posture
+  'security-capabilities-type': [withSecurity({ capabilities: ['gpu'] }), [e('security.capabilities.type', '$.security.capabilities')]],
+  'security-capabilities-required-type': [withSecurity({ capabilities: { required: 'gpu' } }), [e('security.capabilities.required.type', '$.security.capabilities.required')]],
+  'security-sandboxing-type': [withSecurity({ sandboxing: true }), [e('security.sandboxing.type', '$.security.sandboxing')]],
+  'security-sandboxing-resource_limits-type': [withSecurity({ sandboxing: { required: true, resource_limits: '2 cores' } }), [e('security.sandboxing.resource_limits.type', '$.security.sandboxing.resource_limits')]],
+  'security-sandboxing-resource_limits-max_cpu_cores-type': [withLimits({ max_cpu_cores: '2' }), [e('security.sandboxing.resource_limits.max_cpu_cores.type', '$.security.sandboxing.resource_limits.max_cpu_cores')]],
+  'security-threat_model-item-type': [withSecurity({ threat_model: ['prompt-injection'] }), [e('security.threat_model.type', '$.security.threat_model[0]')]],
+  'security-threat_model-mitigations-item-type': [withThreat({ mitigations: [{ name: 'rate-limiting' }] }), [e('security.threat_model.mitigations.type', '$.security.threat_model[0].mitigations[0]')]],
   'security-tier-enum': [withSecurity({ tier: 'tier_5_root' }), [e('security.tier.enum', '$.security.tier')]],
   'security-threat_model-type': [withSecurity({ threat_model: { category: 'custom' } }), [e('security.threat_model.type', '$.security.threat_model')]],
   'security-threat_model-unknown_key': [withThreat({ likelihood: 'high' }), [e('security.threat_model.unknown_key', '$.security.threat_model[0].likelihood')]],
@@ -138,6 +153,11 @@ const invalid: Record<string, [Doc, Expect[]]> = {
   'security-sandboxing-resource_limits-max_execution_seconds-type': [withLimits({ max_execution_seconds: '60' }), [e('security.sandboxing.resource_limits.max_execution_seconds.type', '$.security.sandboxing.resource_limits.max_execution_seconds')]],
   'security-sandboxing-resource_limits-max_disk_mb-type': [withLimits({ max_disk_mb: 1.5 }), [e('security.sandboxing.resource_limits.max_disk_mb.type', '$.security.sandboxing.resource_limits.max_disk_mb')]],
   // extensions.runtime_framework
+  'extensions-runtime_framework-type': [withRuntime(['agentscope'] as unknown as Doc), [e('extensions.runtime_framework.type', '$.extensions.runtime_framework')]],
+  'extensions-runtime_framework-capabilities-type': [withRuntime({ capabilities: 'rag' }), [e('extensions.runtime_framework.capabilities.type', '$.extensions.runtime_framework.capabilities')]],
+  'extensions-runtime_framework-compression-type': [withRuntime({ compression: true }), [e('extensions.runtime_framework.compression.type', '$.extensions.runtime_framework.compression')]],
+  'extensions-runtime_framework-skill_dirs-item-type': [withRuntime({ skill_dirs: ['./skills', 3] }), [e('extensions.runtime_framework.skill_dirs.type', '$.extensions.runtime_framework.skill_dirs[1]')]],
+  'extensions-runtime_framework-agent_class-enum-not-a-string': [withRuntime({ agent_class: 1 }), [e('extensions.runtime_framework.agent_class.enum', '$.extensions.runtime_framework.agent_class')]],
   'extensions-runtime_framework-unknown_key': [withRuntime({ agent_class: 'ReActAgent', model: 'gpt' }), [e('extensions.runtime_framework.unknown_key', '$.extensions.runtime_framework.model')]],
   'extensions-runtime_framework-version-pattern': [withRuntime({ version: '1.0' }), [e('extensions.runtime_framework.version.pattern', '$.extensions.runtime_framework.version')]],
   'extensions-runtime_framework-agent_class-enum': [withRuntime({ agent_class: 'ReactAgent' }), [e('extensions.runtime_framework.agent_class.enum', '$.extensions.runtime_framework.agent_class')]],
@@ -353,6 +373,7 @@ const raw: Record<string, [string, string, string]> = {
   'parse-yaml-two-documents.yaml': ['manifest.parse.yaml', '$', 'apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: one\n---\napiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: two\n'],
   'parse-json-syntax.json': ['manifest.parse.json', '$', '{ "apiVersion": "std/v0.4.7", "kind": "Agent", "metadata": { "name": "x" }, }\n'],
   'root-type-array.yaml': ['manifest.type', '$', '- apiVersion: std/v0.4.7\n  kind: Agent\n'],
+  'canonical-form-nan-with-checksum.yaml': ['manifest.canonical_form', '$', 'apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: nan-agent\n  identity:\n    agent_id: nan-agent\n    checksum: sha256:00\nspec:\n  temperature: .nan\n'],
 };
 for (const [file, [code, path, text]] of Object.entries(raw)) {
   const line = `expect: ${code} @ ${path}`;

@@ -124,17 +124,24 @@ function checkIntegrity(document: Json): { errors: ManifestIssue[]; warnings: Ma
   const warnings: ManifestIssue[] = [];
   const metadata = isObject(document.metadata) ? document.metadata : undefined;
   const identity = metadata && isObject(metadata.identity) ? metadata.identity : undefined;
-  if (identity && typeof identity.checksum === 'string' && CHECKSUM.regex.test(identity.checksum)) {
-    errors.push(...checkChecksum(document, identity.checksum));
-  }
-  const signature = metadata?.['x-signature'];
-  if (signature !== undefined) {
-    const shape = SignatureSchema.safeParse(signature);
-    if (shape.success) {
-      const checked = checkSignature(document, shape.data);
+  const checksum = identity && typeof identity.checksum === 'string' && CHECKSUM.regex.test(identity.checksum) ? identity.checksum : undefined;
+  const signature = metadata?.['x-signature'] === undefined ? undefined : SignatureSchema.safeParse(metadata['x-signature']).data;
+  if (checksum === undefined && signature === undefined) return { errors, warnings };
+  try {
+    if (checksum !== undefined) errors.push(...checkChecksum(document, checksum));
+    if (signature !== undefined) {
+      const checked = checkSignature(document, signature);
       errors.push(...checked.errors);
       warnings.push(...checked.warnings);
     }
+  } catch (error) {
+    // RFC 8785 has no form for NaN, Infinity (YAML .nan, .inf) or lone surrogates: nothing to hash or verify.
+    if (!(error instanceof TypeError)) throw error;
+    errors.push({
+      path: '$',
+      code: 'manifest.canonical_form',
+      message: `the manifest cannot be put in canonical form to check its checksum or signature: ${error.message}`,
+    });
   }
   return { errors, warnings };
 }
