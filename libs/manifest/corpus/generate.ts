@@ -7,7 +7,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { manifestChecksum, signManifest } from '../src/signature';
+import { manifestChecksum } from '../src/checksum';
+import { signManifest } from '../src/signature';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Expect = [code: string, path: string];

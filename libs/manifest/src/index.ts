@@ -7,8 +7,6 @@ export { ManifestSchema, type Manifest, type ManifestMetadata } from './schema/m
 export { MetadataSchema, IdentitySchema, PublisherSchema, CatalogSchema, MeshBindingsSchema, SignatureSchema } from './schema/metadata';
 export { SecurityPostureSchema, ThreatSchema, CapabilitiesSchema, SandboxingSchema, ResourceLimitsSchema } from './schema/security';
 export { ExtensionsSchema, RuntimeFrameworkSchema } from './schema/extensions';
-export {
-  signManifest, manifestChecksum, signedBytes, withoutSignature, withoutSignatureAndChecksum,
-  type VerifiableSignatureType, type ChecksumAlgorithm,
-} from './signature';
+export { manifestChecksum, signedBytes, withoutSignature, withoutSignatureAndChecksum, type ChecksumAlgorithm } from './checksum';
+export { signManifest, type VerifiableSignatureType } from './signature';
 export { validateManifest, type ManifestValidationResult, type ValidateOptions } from './validate';

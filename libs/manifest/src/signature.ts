@@ -1,46 +1,13 @@
-import { constants, createHash, createPrivateKey, createPublicKey, sign, verify, type KeyLike, type KeyObject } from 'node:crypto';
-import { canonicalJson } from './canonical-json';
+import { constants, createPrivateKey, createPublicKey, sign, verify, type KeyLike, type KeyObject } from 'node:crypto';
+import { isObject, signedBytes } from './checksum';
 import { VERIFIABLE_SIGNATURE_TYPES } from './enums';
 import type { ManifestIssue } from './issues';
 
-// What is signed and hashed (README, "Signing"):
-// - x-signature.value signs canonicalJson(manifest without metadata["x-signature"]).
-// - identity.checksum hashes canonicalJson(manifest without metadata["x-signature"] and without
-//   metadata.identity.checksum).
-// So a publisher sets the checksum first and signs last; the signature covers the checksum.
+// Signing and verifying metadata["x-signature"] over signedBytes() (see checksum.ts).
 
 export type VerifiableSignatureType = (typeof VERIFIABLE_SIGNATURE_TYPES)[number];
-export type ChecksumAlgorithm = 'sha256' | 'sha512';
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** The manifest without `metadata["x-signature"]`: the bytes a signature covers, before canonicalization. */
-export function withoutSignature(manifest: unknown): unknown {
-  if (!isObject(manifest) || !isObject(manifest.metadata) || !('x-signature' in manifest.metadata)) return manifest;
-  const { 'x-signature': _signature, ...metadata } = manifest.metadata;
-  return { ...manifest, metadata };
-}
-
-/** The manifest without the signature and without `metadata.identity.checksum`: what the checksum hashes. */
-export function withoutSignatureAndChecksum(manifest: unknown): unknown {
-  const unsigned = withoutSignature(manifest);
-  if (!isObject(unsigned) || !isObject(unsigned.metadata) || !isObject(unsigned.metadata.identity)) return unsigned;
-  const { checksum: _checksum, ...identity } = unsigned.metadata.identity;
-  return { ...unsigned, metadata: { ...unsigned.metadata, identity } };
-}
-
-/** The bytes `x-signature.value` signs. */
-export function signedBytes(manifest: unknown): Buffer {
-  return Buffer.from(canonicalJson(withoutSignature(manifest)), 'utf8');
-}
-
-/** `sha256:<hex>` or `sha512:<hex>` of the manifest, for `metadata.identity.checksum`. */
-export function manifestChecksum(manifest: unknown, algorithm: ChecksumAlgorithm = 'sha256'): string {
-  const digest = createHash(algorithm).update(canonicalJson(withoutSignatureAndChecksum(manifest)), 'utf8').digest('hex');
-  return `${algorithm}:${digest}`;
-}
 
 // RSA-PSS parameters: SHA-256, MGF1 with SHA-256, salt as long as the digest (verification accepts any salt length).
 const PSS_SIGN = { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
@@ -188,20 +155,4 @@ function verifyQuietly(attempt: () => boolean): boolean {
   } catch {
     return false;
   }
-}
-
-const CHECKSUM_PATH = '$.metadata.identity.checksum';
-
-/** Compares `metadata.identity.checksum` with the manifest's own digest. */
-export function checkChecksum(manifest: Json, checksum: string): ManifestIssue[] {
-  const [algorithm] = checksum.split(':') as [ChecksumAlgorithm];
-  const actual = manifestChecksum(manifest, algorithm);
-  if (actual === checksum) return [];
-  return [
-    {
-      path: CHECKSUM_PATH,
-      code: 'manifest.metadata.identity.checksum.mismatch',
-      message: `metadata.identity.checksum does not match the manifest: expected ${actual}, found ${checksum}`,
-    },
-  ];
 }

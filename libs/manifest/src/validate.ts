@@ -4,7 +4,8 @@ import { ManifestParseError, parseManifestText, type ManifestFormat } from './pa
 import { ManifestSchema, type Manifest } from './schema/manifest';
 import { CHECKSUM } from './patterns';
 import { SignatureSchema } from './schema/metadata';
-import { checkChecksum, checkSignature } from './signature';
+import { checkChecksum } from './checksum';
+import { checkSignature } from './signature';
 
 export interface ManifestValidationResult {
   valid: boolean;

@@ -84,6 +84,15 @@ describe('x-signature encodings and key checks', () => {
     expect(validateManifest(signManifest(document, privateKey, 'ECDSA')).valid).toBe(true);
   });
 
+  it('signs with a PEM private key and leaves the input untouched', () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const document = manifest();
+    const signed = signManifest(document, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), 'Ed25519', { timestamp: '2026-03-01T12:00:00Z', issuer: 'did:web:example.org' });
+    expect(document.metadata).not.toHaveProperty('x-signature');
+    expect(signed.metadata['x-signature']).toMatchObject({ type: 'Ed25519', timestamp: '2026-03-01T12:00:00Z', issuer: 'did:web:example.org' });
+    expect(validateManifest(signed)).toMatchObject({ valid: true, errors: [], warnings: [] });
+  });
+
   it('accepts RSA-PSS keys of type rsa-pss', () => {
     const { privateKey } = generateKeyPairSync('rsa-pss', { modulusLength: 2048 });
     expect(validateManifest(signManifest(manifest(), privateKey, 'RSA-PSS')).valid).toBe(true);
