@@ -40,7 +40,8 @@ export function createApp(context: RegistryContext, verifier: TokenVerifier): Re
       checks: { database: () => prisma.$queryRawUnsafe('SELECT 1'), cache: () => redis.ping() },
       extra: () => services.registry.healthExtra(),
     },
-    routers: [{ basePath: '/', router: api }],
+    // Base path `/` (DESIGN.md): mounted at the root, so the document's paths have no double slash.
+    routers: [{ basePath: '', router: api }],
     bodyLimit: config.BODY_LIMIT,
   });
   return { app, stream: new RegistryStream(verifier, context.events, logger) };

@@ -30,6 +30,8 @@ export interface Harness {
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const issuer = await new TestIssuer().start();
   const queue = uniqueName('mcp-registry-test');
+  // Every token of this harness has one subject, so its connections can be removed at the end.
+  const sub = uniqueName('mcp-registry-tester');
   const config = loadMcpRegistryConfig({
     ...process.env,
     MCP_STDIO_ALLOWED_COMMANDS: `mcp-server-everything,node,mcp-does-not-exist-${process.pid}`,
@@ -54,10 +56,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     server,
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
-    admin: issuer.bearer(['mcp:read', 'mcp:write', 'mcp:admin']),
-    writer: issuer.bearer(['mcp:read', 'mcp:write']),
-    reader: issuer.bearer(['mcp:read']),
+    admin: issuer.bearer(['mcp:read', 'mcp:write', 'mcp:admin'], { sub }),
+    writer: issuer.bearer(['mcp:read', 'mcp:write'], { sub }),
+    reader: issuer.bearer(['mcp:read'], { sub }),
     async stop() {
+      await context.prisma.connection.deleteMany({ where: { createdBy: sub } });
       await stream.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -69,7 +69,12 @@ export const UpdateConnectionRequest = z
   .object({
     status: ConnectionStatus.optional(),
     metadata: ConnectionMetadata.optional(),
-    healthCheck: HealthCheckSettings.partial().optional(),
+    // No defaults here: a partial change must not reset the settings it leaves out.
+    healthCheck: z
+      .object({ enabled: z.boolean(), interval: z.number().int().min(5).max(86_400), timeout: z.number().int().min(100).max(120_000) })
+      .partial()
+      .strict()
+      .optional(),
     capacity: z.number().int().min(1).max(10_000).optional(),
   })
   .strict()
