@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { NAMED_PATTERNS } from './patterns';
+import { API_VERSION, NAMED_PATTERNS } from './patterns';
 
 export type ManifestIssue = {
   /** JSON path of the offending value, e.g. `$.metadata.name` or `$.security.threat_model[0]` */
@@ -133,7 +133,11 @@ function fromFormatIssue(issue: z.core.$ZodIssueInvalidStringFormat, name: strin
     return one('uuid', `${name} must be a version 4 UUID (xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx); found ${describeValue(found)}`);
   }
   const named = issue.format === 'regex' && issue.pattern ? NAMED_PATTERNS.get(issue.pattern) : undefined;
-  if (named) return one(named.rule, `${name} must be ${named.expected}; found ${describeValue(found)}`);
+  if (named) {
+    // Manifests written for the ancestor schema say `ossa/v...`; tell their authors the one change to make.
+    const hint = named === API_VERSION && typeof found === 'string' && found.startsWith('ossa/v') ? ` (write "std/v" instead of "ossa/v")` : '';
+    return one(named.rule, `${name} must be ${named.expected}; found ${describeValue(found)}${hint}`);
+  }
   const format = FORMATS[issue.format];
   if (format) return one(format.rule, `${name} must be ${format.expected}; found ${describeValue(found)}`);
   return one('format', `${name} must be a valid ${issue.format}; found ${describeValue(found)}`);

@@ -67,6 +67,8 @@ describe('issues', () => {
     expect(kind.message).toMatch(/one of "Agent", "Task", "Workflow", "Flow"; found "workflow" \(did you mean "Workflow"\?\)/);
     const [version] = errorsOf({ ...minimal, metadata: { name: 'a', version: 1.5 } });
     expect(version.message).toMatch(/must be a string; found number 1.5 \(in YAML, put the value in quotes\)/);
+    const [apiVersion] = errorsOf({ ...minimal, apiVersion: 'ossa/v0.4.7' });
+    expect(apiVersion.message).toContain('found "ossa/v0.4.7" (write "std/v" instead of "ossa/v")');
     const [limit] = errorsOf({ ...minimal, security: { sandboxing: { required: true, resource_limits: { max_memory_mb: 32 } } } });
     expect(limit.message).toBe('security.sandboxing.resource_limits.max_memory_mb must be at least 64; found number 32');
   });
