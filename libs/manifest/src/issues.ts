@@ -67,7 +67,7 @@ function label(segments: readonly Segment[]): string {
 }
 
 /** Turns one zod issue into manifest issues (an unknown-keys issue becomes one per key). */
-export function fromZodIssue(issue: z.core.$ZodIssue, document: unknown): ManifestIssue[] {
+export function fromZodIssue(issue: z.core.$ZodIssue, document: unknown, fromYaml = false): ManifestIssue[] {
   const segments = issue.path;
   const found = valueAt(document, segments);
   const at = jsonPath(segments);
@@ -79,7 +79,7 @@ export function fromZodIssue(issue: z.core.$ZodIssue, document: unknown): Manife
       if (found === undefined) return one('required', `${name} is required (expected ${issue.expected})`);
       const expected = issue.expected === 'record' ? 'object' : issue.expected === 'int' ? 'integer' : issue.expected;
       const hint =
-        expected === 'string' && (typeof found === 'number' || typeof found === 'boolean')
+        fromYaml && expected === 'string' && (typeof found === 'number' || typeof found === 'boolean')
           ? ' (in YAML, put the value in quotes)'
           : '';
       return one('type', `${name} must be ${article(expected)} ${expected}; found ${describeValue(found)}${hint}`);

@@ -113,7 +113,7 @@ export function checkSignature(manifest: Json, signature: { type: string; value:
     errors.push({
       path: `${SIGNATURE_PATH}.publicKey`,
       code: 'manifest.metadata.x-signature.publicKey.type',
-      message: `a ${type} signature needs ${KEY_TYPES[verifiable].join(' or ')} key; found ${key.asymmetricKeyType ?? 'an unknown'} key`,
+      message: `an x-signature of type ${type} needs a public key of type ${KEY_TYPES[verifiable].join(' or ')}; found a key of type ${key.asymmetricKeyType ?? 'unknown'}`,
     });
     return { errors, warnings };
   }

@@ -53,7 +53,7 @@ export function validateManifest(input: string | Buffer | object, options: Valid
   const warnings: ManifestIssue[] = [];
   const parsed = ManifestSchema.safeParse(document);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) errors.push(...fromZodIssue(issue, document));
+    for (const issue of parsed.error.issues) errors.push(...fromZodIssue(issue, document, format === 'yaml'));
   }
   warnings.push(...apiVersionWarnings(document.apiVersion), ...statusWarnings(document.metadata));
   const integrity = checkIntegrity(document);

@@ -66,7 +66,9 @@ describe('issues', () => {
     const [kind] = errorsOf({ ...minimal, kind: 'workflow' });
     expect(kind.message).toMatch(/one of "Agent", "Task", "Workflow", "Flow"; found "workflow" \(did you mean "Workflow"\?\)/);
     const [version] = errorsOf({ ...minimal, metadata: { name: 'a', version: 1.5 } });
-    expect(version.message).toMatch(/must be a string; found number 1.5 \(in YAML, put the value in quotes\)/);
+    expect(version.message).toBe('metadata.version must be a string; found number 1.5');
+    const [yamlVersion] = validateManifest('apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: a\n  version: 1.5\n').errors;
+    expect(yamlVersion.message).toBe('metadata.version must be a string; found number 1.5 (in YAML, put the value in quotes)');
     const [apiVersion] = errorsOf({ ...minimal, apiVersion: 'ossa/v0.4.7' });
     expect(apiVersion.message).toContain('found "ossa/v0.4.7" (write "std/v" instead of "ossa/v")');
     const [limit] = errorsOf({ ...minimal, security: { sandboxing: { required: true, resource_limits: { max_memory_mb: 32 } } } });
