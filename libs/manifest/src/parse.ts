@@ -33,7 +33,13 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ManifestParseError(`not valid JSON: ${(error as Error).message}`, 'json');
+    // V8 says "at position N"; people look for lines and columns.
+    const message = (error as Error).message.replace(/ at position (\d+)(?: \(line \d+ column \d+\))?/, (_, offset: string) => {
+      const before = text.slice(0, Number(offset));
+      const line = before.split('\n').length;
+      return ` at line ${line}, column ${Number(offset) - before.lastIndexOf('\n')}`;
+    });
+    throw new ManifestParseError(`not valid JSON: ${message}`, 'json');
   }
 }
 
@@ -42,7 +48,7 @@ function parseYaml(text: string): unknown {
   // everything else (and every error) to the yaml package.
   const simple = parseSimpleYaml(text);
   if (simple !== UNSUPPORTED) return simple;
-  const documents = YAML.parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
+  const documents = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true });
   if (!Array.isArray(documents)) {
     throw new ManifestParseError('not valid YAML: the text is empty', 'yaml');
   }
@@ -52,7 +58,9 @@ function parseYaml(text: string): unknown {
   }
   const [document] = documents;
   if (document.errors.length > 0) {
-    throw new ManifestParseError(`not valid YAML: ${document.errors[0].message}`, 'yaml');
+    const [error] = document.errors;
+    const at = error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
+    throw new ManifestParseError(`not valid YAML: ${error.message}${at}`, 'yaml');
   }
   // maxAliasCount guards against alias bombs ("billion laughs").
   return document.toJS({ maxAliasCount: 100 });

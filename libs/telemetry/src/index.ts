@@ -10,6 +10,9 @@ let sdk: NodeSDK | undefined;
  */
 export function startTelemetry(serviceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
+  // The platform's tracing service takes spans only: no metric or log export unless asked for.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const endpoint = (process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://127.0.0.1:6006').replace(/\/$/, '');
   try {
     sdk = new NodeSDK({

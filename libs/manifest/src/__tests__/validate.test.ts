@@ -1,4 +1,4 @@
-import { ManifestParseError, ManifestSchema, parseManifestText, validateManifest } from '../index';
+import { ManifestParseError, ManifestSchema, parseManifestText, validateManifest } from '@platform/manifest';
 
 const minimal = { apiVersion: 'std/v0.4.7', kind: 'Agent', metadata: { name: 'hello' } };
 

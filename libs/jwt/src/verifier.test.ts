@@ -1,0 +1,121 @@
+import { testRedis } from '@platform/testing';
+import jwt from 'jsonwebtoken';
+import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { JwksKeyResolver } from './key-resolver';
+import { hasPermission } from './permissions';
+import { publishRevocation, RedisRevocationList } from './revocation';
+import { TokenError } from './token-error';
+import { TokenVerifier } from './verifier';
+
+/** A JWKS endpoint whose key list the test changes, counting fetches. */
+async function jwksServer() {
+  const keys: Array<{ kid: string; key: KeyObject }> = [];
+  let fetches = 0;
+  const server = http.createServer((_req, res) => {
+    fetches++;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: keys.map(({ kid, key }) => ({ ...key.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' })) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addKey = () => {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const kid = randomUUID();
+    keys.push({ kid, key: pair.publicKey });
+    return { kid, privateKey: pair.privateKey };
+  };
+  return { uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, addKey, fetches: () => fetches, close: () => server.close() };
+}
+
+const sign = (signer: { kid: string; privateKey: KeyObject }, claims: Record<string, unknown> = {}) => {
+  const now = Math.floor(Date.now() / 1000);
+  return jwt.sign(
+    { sub: 'u1', iss: 'https://auth.test', aud: ['svc'], iat: now, nbf: now, exp: now + 60, jti: randomUUID(), scope: 'api', roles: [], permissions: ['a:b'], client_id: 'c', ...claims },
+    signer.privateKey,
+    { algorithm: 'RS256', keyid: signer.kid },
+  );
+};
+
+const reasonOf = (promise: Promise<unknown>) => promise.then(() => 'accepted', (error: unknown) => (error instanceof TokenError ? error.reason : String(error)));
+
+describe('TokenVerifier with a JWKS', () => {
+  let jwks: Awaited<ReturnType<typeof jwksServer>>;
+  beforeAll(async () => {
+    jwks = await jwksServer();
+  });
+  afterAll(() => jwks.close());
+
+  const verifier = () => new TokenVerifier({ keys: new JwksKeyResolver({ jwksUri: jwks.uri }), issuer: 'https://auth.test', audience: 'svc' });
+
+  it('verifies a token and fetches the key set once for many tokens', async () => {
+    const signer = jwks.addKey();
+    const v = verifier();
+    const before = jwks.fetches();
+    for (let i = 0; i < 20; i++) await expect(v.verify(sign(signer))).resolves.toMatchObject({ sub: 'u1', aud: ['svc'] });
+    expect(jwks.fetches() - before).toBe(1);
+  });
+
+  it('refetches the key set when a token names a kid it has not seen (key rotation)', async () => {
+    const v = verifier();
+    await v.verify(sign(jwks.addKey()));
+    const rotated = jwks.addKey();
+    await expect(v.verify(sign(rotated))).resolves.toMatchObject({ sub: 'u1' });
+  });
+
+  it('refuses a kid the key set does not hold, expiry, audience and issuer', async () => {
+    const signer = jwks.addKey();
+    const stranger = { kid: 'stranger', privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey };
+    const v = verifier();
+    expect(await reasonOf(v.verify(sign(stranger)))).toBe('unknown_key');
+    expect(await reasonOf(v.verify(sign(signer, { exp: Math.floor(Date.now() / 1000) - 30 })))).toBe('token_expired');
+    expect(await reasonOf(v.verify(sign(signer, { aud: 'other' })))).toBe('invalid_audience');
+    expect(await reasonOf(v.verify(sign(signer, { iss: 'https://evil.test' })))).toBe('invalid_issuer');
+    expect(await reasonOf(v.verify(sign(signer, { nbf: Math.floor(Date.now() / 1000) + 120 })))).toBe('token_not_yet_valid');
+  });
+
+  it('carries the expiry time on an expired-token error', async () => {
+    const exp = Math.floor(Date.now() / 1000) - 30;
+    const error = await verifier().verify(sign(jwks.addKey(), { exp })).catch((e: TokenError) => e);
+    expect(error).toBeInstanceOf(TokenError);
+    expect((error as TokenError).expiredAt?.getTime()).toBe(exp * 1000);
+  });
+
+  it('says the keys are unavailable when the JWKS cannot be reached', async () => {
+    const v = new TokenVerifier({ keys: new JwksKeyResolver({ jwksUri: 'http://127.0.0.1:1/jwks.json', timeoutMs: 500 }), issuer: 'https://auth.test', audience: 'svc' });
+    expect(await reasonOf(v.verify(sign(jwks.addKey())))).toBe('jwks_unavailable');
+  });
+});
+
+describe('RedisRevocationList', () => {
+  const redis = testRedis();
+  afterAll(() => redis.quit());
+
+  it('learns of a revocation from another process within moments, and forgets it after the token expires', async () => {
+    const list = new RedisRevocationList(redis, 200);
+    await list.start();
+    const jti = randomUUID();
+    expect(list.isRevoked(jti)).toBe(false);
+    await publishRevocation(redis, jti, Math.floor(Date.now() / 1000) + 60);
+    for (let i = 0; i < 50 && !list.isRevoked(jti); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(list.isRevoked(jti)).toBe(true);
+    const expired = randomUUID();
+    await publishRevocation(redis, expired, Math.floor(Date.now() / 1000) - 3600);
+    await list.resync();
+    expect(list.isRevoked(expired)).toBe(false);
+    await list.stop();
+  });
+});
+
+describe('hasPermission', () => {
+  it.each([
+    [['*'], 'registry:write', true],
+    [['registry:*'], 'registry:write', true],
+    [['registry:read'], 'registry:write', false],
+    [['registry:write'], 'registry:write', true],
+    [['mcp:*'], 'registry:read', false],
+    [[], 'registry:read', false],
+  ])('%j grants %s: %s', (granted, required, expected) => {
+    expect(hasPermission(granted, required)).toBe(expected);
+  });
+});
