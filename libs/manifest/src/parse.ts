@@ -34,11 +34,10 @@ function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     // V8 says "at position N"; people look for lines and columns.
-    const message = (error as Error).message.replace(/ at position (\d+)(?: \(line \d+ column \d+\))?/, (_, offset: string) => {
-      const before = text.slice(0, Number(offset));
-      const line = before.split('\n').length;
-      return ` at line ${line}, column ${Number(offset) - before.lastIndexOf('\n')}`;
-    });
+    const message = (error as Error).message.replace(
+      / at position (\d+)(?: \(line \d+ column \d+\))?/,
+      (_, offset: string) => ` at ${lineAndColumn(text, Number(offset))}`,
+    );
     throw new ManifestParseError(`not valid JSON: ${message}`, 'json');
   }
 }
@@ -59,9 +58,13 @@ function parseYaml(text: string): unknown {
   const [document] = documents;
   if (document.errors.length > 0) {
     const [error] = document.errors;
-    const at = error.linePos ? ` at line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '';
-    throw new ManifestParseError(`not valid YAML: ${error.message}${at}`, 'yaml');
+    throw new ManifestParseError(`not valid YAML: ${error.message} at ${lineAndColumn(text, error.pos[0])}`, 'yaml');
   }
   // maxAliasCount guards against alias bombs ("billion laughs").
   return document.toJS({ maxAliasCount: 100 });
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  return `line ${before.split('\n').length}, column ${offset - before.lastIndexOf('\n')}`;
 }

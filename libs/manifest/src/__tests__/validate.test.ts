@@ -1,4 +1,4 @@
-import { ManifestParseError, ManifestSchema, parseManifestText, validateManifest } from '@platform/manifest';
+import { ManifestParseError, ManifestSchema, parseManifestText, validateManifest } from '../index';
 
 const minimal = { apiVersion: 'std/v0.4.7', kind: 'Agent', metadata: { name: 'hello' } };
 
@@ -21,7 +21,8 @@ describe('validateManifest input', () => {
   it('reports unparseable text with the reason', () => {
     const [error] = validateManifest('kind: [Agent\n').errors;
     expect(error).toMatchObject({ code: 'manifest.parse.yaml', path: '$' });
-    expect(error.message).toMatch(/not valid YAML/);
+    expect(error.message).toMatch(/^not valid YAML: .* at line \d+, column \d+$/);
+    expect(validateManifest('{\n  "kind": "Agent",\n}').errors[0].message).toMatch(/^not valid JSON: .* at line 3, column 1$/);
     expect(validateManifest('').errors[0].code).toBe('manifest.parse.yaml');
   });
 
