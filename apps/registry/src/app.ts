@@ -43,14 +43,14 @@ export interface RegistryServices {
   usage: UsageCounter;
 }
 
-export function createServices(deps: Pick<RegistryDeps, 'db' | 'logger' | 'certificationQueue'>): RegistryServices {
+export function createServices(deps: Pick<RegistryDeps, 'db' | 'logger' | 'certificationQueue'> & { usageFlushMs?: number }): RegistryServices {
   const agents = new AgentsService(deps.db);
   return {
     agents,
     versions: new VersionsService(deps.db, agents),
     certifications: new CertificationsService(deps.db, agents, deps.certificationQueue, deps.logger),
     analytics: new AnalyticsService(deps.db, agents),
-    usage: new UsageCounter(deps.db, deps.logger),
+    usage: new UsageCounter(deps.db, deps.logger, deps.usageFlushMs),
   };
 }
 

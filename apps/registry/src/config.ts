@@ -16,6 +16,8 @@ export const registryEnvShape = {
   REGISTRY_MANIFEST_MAX_BYTES: positiveInt(1024 * 1024),
   /** Certification jobs processed at once by one worker. */
   REGISTRY_CERTIFICATION_CONCURRENCY: positiveInt(2),
+  /** Usage counters are added up in memory and written this often (ms); 0 writes each event at once. */
+  REGISTRY_USAGE_FLUSH_MS: z.coerce.number().int().min(0).default(1000),
   /** Postgres connections of one process. */
   REGISTRY_DB_POOL_SIZE: positiveInt(10),
 };

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const redis = createRedis(config.REDIS_URL);
   await waitForRedis(redis, config.REDIS_URL);
   const queue = new TypedQueue(certificationQueue, config.REDIS_URL);
-  const services = createServices({ db, logger, certificationQueue: queue });
+  const services = createServices({ db, logger, certificationQueue: queue, usageFlushMs: config.REGISTRY_USAGE_FLUSH_MS });
   const worker =
     config.SERVICE_ROLE === 'api'
       ? undefined

@@ -6,6 +6,7 @@ import { assertOwner, type Caller } from '../access';
 import type { AcceptedManifest } from '../manifests/manifest-upload';
 import { queryAgents } from '../search/agent-query';
 import { inTransaction, lockAgent, refreshAgent, type Tx } from './agent-state';
+import { AGENT_COLUMNS, fromRow, type AgentRow } from './agent-rows';
 import type { AgentWithOwner } from './agent-view';
 
 const withOwner = { ns: { select: { ownerSub: true } } } as const;
@@ -27,9 +28,11 @@ export class AgentsService {
 
   /** A live (not deleted) agent with its owner, or 404. */
   async get(namespace: string, name: string): Promise<AgentWithOwner> {
-    const agent = await this.db.agent.findUnique({ where: { namespace_name: { namespace, name } }, include: withOwner });
-    if (!agent || agent.deletedAt) throw notFound(`Agent ${namespace}/${name} not found`);
-    return agent;
+    const [row] = await this.db.$queryRaw<AgentRow[]>`
+      SELECT ${AGENT_COLUMNS} FROM "registry"."Agent" a JOIN "registry"."Namespace" n ON n."name" = a."namespace"
+      WHERE a."namespace" = ${namespace} AND a."name" = ${name} AND a."deletedAt" IS NULL`;
+    if (!row) throw notFound(`Agent ${namespace}/${name} not found`);
+    return fromRow(row);
   }
 
   list(query: registry.AgentListQuery) {

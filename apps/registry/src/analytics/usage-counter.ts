@@ -1,56 +1,81 @@
 import type { Logger } from '@platform/service-kit';
 import type { Db } from '../database';
 
-type Counter = 'views' | 'downloads' | 'searchAppearances';
+interface Counts {
+  agentId: string;
+  day: string;
+  views: number;
+  downloads: number;
+  searchAppearances: number;
+}
 
 /**
- * Daily usage counters per agent in Postgres, incremented as things happen with one upsert per
- * event (`INSERT ... ON CONFLICT DO UPDATE SET n = n + 1`). Counting never holds up or fails the
- * request that caused it: a failed increment is logged and dropped.
+ * Daily usage counters per agent in Postgres. Events are added up in memory per agent and UTC day
+ * and written every `flushIntervalMs` (default 1 s) with one upsert that increments the
+ * counters (`INSERT ... ON CONFLICT DO UPDATE SET n = n + EXCLUDED.n`), so a busy search page
+ * costs no write of its own. With `flushIntervalMs` 0 every event is written at once. Counting
+ * never holds up or fails a request: a failed write is logged and its counts are dropped.
+ * `flush()` writes what is pending (shutdown, tests).
  */
 export class UsageCounter {
-  private readonly pending = new Set<Promise<void>>();
+  private pending = new Map<string, Counts>();
+  private writing: Promise<void> = Promise.resolve();
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
+    private readonly flushIntervalMs = 1000,
   ) {}
 
   view(agentId: string): void {
-    this.count('views', [agentId]);
+    this.add([agentId], 'views');
   }
 
   download(agentId: string): void {
-    this.count('downloads', [agentId]);
+    this.add([agentId], 'downloads');
   }
 
   searchAppearances(agentIds: string[]): void {
-    if (agentIds.length > 0) this.count('searchAppearances', agentIds);
+    if (agentIds.length > 0) this.add(agentIds, 'searchAppearances');
   }
 
-  /** Waits for increments in flight (shutdown, tests). */
-  async flush(): Promise<void> {
-    await Promise.all([...this.pending]);
+  /** Writes every pending count; resolves once they are in Postgres (or were logged as lost). */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    // One write at a time, in (agent, day) order: concurrent upserts cannot deadlock.
+    this.writing = this.writing.then(() => (batch.length > 0 ? this.write(batch) : undefined));
+    return this.writing;
   }
 
-  private count(counter: Counter, agentIds: string[]): void {
-    // Sorted ids: concurrent multi-row upserts lock rows in one order and cannot deadlock.
-    const ids = [...new Set(agentIds)].sort();
-    const views = counter === 'views' ? 1 : 0;
-    const downloads = counter === 'downloads' ? 1 : 0;
-    const appearances = counter === 'searchAppearances' ? 1 : 0;
-    const work = this.db.$executeRaw`
-      INSERT INTO "registry"."AgentDailyStat" ("agentId", "day", "views", "downloads", "searchAppearances")
-      SELECT id, (now() AT TIME ZONE 'UTC')::date, ${views}, ${downloads}, ${appearances}
-      FROM unnest(${ids}::uuid[]) AS id
-      ON CONFLICT ("agentId", "day") DO UPDATE SET
-        "views" = "AgentDailyStat"."views" + EXCLUDED."views",
-        "downloads" = "AgentDailyStat"."downloads" + EXCLUDED."downloads",
-        "searchAppearances" = "AgentDailyStat"."searchAppearances" + EXCLUDED."searchAppearances"`.then(
-      () => undefined,
-      (error: unknown) => this.logger.warn({ err: error, counter }, 'usage counter not incremented'),
-    );
-    this.pending.add(work);
-    void work.finally(() => this.pending.delete(work));
+  private add(agentIds: string[], counter: 'views' | 'downloads' | 'searchAppearances'): void {
+    const day = new Date().toISOString().slice(0, 10);
+    for (const agentId of new Set(agentIds)) {
+      const key = `${agentId}|${day}`;
+      let counts = this.pending.get(key);
+      if (!counts) this.pending.set(key, (counts = { agentId, day, views: 0, downloads: 0, searchAppearances: 0 }));
+      counts[counter] += 1;
+    }
+    if (this.flushIntervalMs === 0) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs).unref();
+  }
+
+  private async write(batch: Counts[]): Promise<void> {
+    batch.sort((a, b) => (a.agentId === b.agentId ? a.day.localeCompare(b.day) : a.agentId.localeCompare(b.agentId)));
+    try {
+      await this.db.$executeRaw`
+        INSERT INTO "registry"."AgentDailyStat" ("agentId", "day", "views", "downloads", "searchAppearances")
+        SELECT * FROM unnest(${batch.map((c) => c.agentId)}::uuid[], ${batch.map((c) => c.day)}::date[], ${batch.map((c) => c.views)}::int[],
+                             ${batch.map((c) => c.downloads)}::int[], ${batch.map((c) => c.searchAppearances)}::int[])
+        ON CONFLICT ("agentId", "day") DO UPDATE SET
+          "views" = "AgentDailyStat"."views" + EXCLUDED."views",
+          "downloads" = "AgentDailyStat"."downloads" + EXCLUDED."downloads",
+          "searchAppearances" = "AgentDailyStat"."searchAppearances" + EXCLUDED."searchAppearances"`;
+    } catch (error) {
+      this.logger.warn({ err: error, agents: batch.length }, 'usage counters not written');
+    }
   }
 }

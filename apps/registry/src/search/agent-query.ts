@@ -1,6 +1,7 @@
 import type { registry } from '@platform/contracts';
 import { Prisma } from '../generated/prisma/client';
 import type { Db } from '../database';
+import { AGENT_COLUMNS, fromRow, type AgentRow } from '../agents/agent-rows';
 import type { AgentWithOwner } from '../agents/agent-view';
 
 export type AgentFilters = Omit<registry.AgentListQuery, 'limit' | 'offset'>;
@@ -58,9 +59,9 @@ export async function queryAgents(db: Db, query: AgentQuery): Promise<AgentQuery
   const where = Prisma.join(conditions, ' AND ');
   const rank = tsquery ? Prisma.sql`ts_rank(a."searchVector", ${tsquery})` : Prisma.sql`0`;
   const order = tsquery ? Prisma.sql`rank DESC, a."namespace", a."name"` : Prisma.sql`a."namespace", a."name"`;
-  const rows = await db.$queryRaw<Array<{ id: string; rank: number; total: bigint }>>`
-    SELECT a."id", ${rank}::float8 AS rank, count(*) OVER () AS total
-    FROM "registry"."Agent" a
+  const rows = await db.$queryRaw<Array<AgentRow & { rank: number; total: bigint }>>`
+    SELECT ${AGENT_COLUMNS}, ${rank}::float8 AS rank, count(*) OVER () AS total
+    FROM "registry"."Agent" a JOIN "registry"."Namespace" n ON n."name" = a."namespace"
     WHERE ${where}
     ORDER BY ${order}
     LIMIT ${query.limit} OFFSET ${query.offset}`;
@@ -69,12 +70,6 @@ export async function queryAgents(db: Db, query: AgentQuery): Promise<AgentQuery
     const [counted] = await db.$queryRaw<Array<{ total: bigint }>>`SELECT count(*) AS total FROM "registry"."Agent" a WHERE ${where}`;
     total = Number(counted.total);
   }
-  if (rows.length === 0) return { items: [], total };
-  const agents = await db.agent.findMany({ where: { id: { in: rows.map((row) => row.id) } }, include: { ns: { select: { ownerSub: true } } } });
-  const byId = new Map(agents.map((agent) => [agent.id, agent]));
-  const items = rows.flatMap((row) => {
-    const agent = byId.get(row.id);
-    return agent ? [{ ...agent, rank: Number(row.rank) }] : [];
-  });
+  const items = rows.map(({ rank: rowRank, total: _total, ...row }) => ({ ...fromRow(row), rank: Number(rowRank) }));
   return { items, total };
 }

@@ -110,7 +110,7 @@ export function versionRoutes(api: ApiRouter, agents: AgentsService, versions: V
           convertedDigest: manifest.convertedDigest,
           mutable: req.valid.params.version === 'latest',
         });
-        if (sent) ctx.usage.download(manifest.agent.id);
+        if (sent && req.method === 'GET') ctx.usage.download(manifest.agentId);
       },
     });
 }

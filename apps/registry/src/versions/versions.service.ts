@@ -101,15 +101,22 @@ export class VersionsService {
     };
   }
 
-  /** The stored bytes of both representations of a published version. */
+  /**
+   * The stored bytes of both representations of a published version: one query on the hot path
+   * (agent and version joined, `latest` resolved in SQL); the detailed lookups only explain a miss.
+   */
   async manifest(namespace: string, name: string, requested: string) {
+    const [hit] = await this.db.$queryRaw<
+      Array<{ agentId: string; version: string; manifestBytes: Uint8Array; format: string; digest: string; convertedBytes: Uint8Array; convertedDigest: string }>
+    >`
+      SELECT a."id" AS "agentId", v."version", v."manifestBytes", v."format", v."digest", v."convertedBytes", v."convertedDigest"
+      FROM "registry"."Agent" a JOIN "registry"."AgentVersion" v ON v."agentId" = a."id"
+      WHERE a."namespace" = ${namespace} AND a."name" = ${name} AND a."deletedAt" IS NULL AND v."unpublishedAt" IS NULL
+        AND v."version" = (CASE WHEN ${requested} = 'latest' THEN a."latestVersion" ELSE ${requested} END)`;
+    if (hit) return { ...hit, format: hit.format as 'json' | 'yaml' };
     const { agent, version } = await this.resolve(namespace, name, requested);
-    const row = await this.db.agentVersion.findUnique({
-      where: { agentId_version: { agentId: agent.id, version } },
-      select: { manifestBytes: true, format: true, digest: true, convertedBytes: true, convertedDigest: true, unpublishedAt: true },
-    });
-    if (!row || row.unpublishedAt) throw notFound(`Version ${version} of ${namespace}/${name} not found`, row ? { unpublished: true } : undefined);
-    return { agent, version, ...row, format: row.format as 'json' | 'yaml' };
+    const row = await this.db.agentVersion.findUnique({ where: { agentId_version: { agentId: agent.id, version } }, select: { unpublishedAt: true } });
+    throw notFound(`Version ${version} of ${namespace}/${name} not found`, row ? { unpublished: true } : undefined);
   }
 
   /** Unpublishes a version: it disappears from reads, its number stays taken (tombstone). */
