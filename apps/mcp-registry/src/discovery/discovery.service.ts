@@ -7,6 +7,8 @@ import { publicEndpoint, uptimeSeconds } from '../connections/connection.view';
 import type { LiveLoad } from '../load-balancing/live-load';
 
 type DiscoverRequest = z.output<typeof mcpRegistry.DiscoverRequest>;
+const CANDIDATE = { id: true, name: true, protocol: true, capabilityNames: true, healthStatus: true, upSince: true, endpoint: true, capacity: true, lastResponseTime: true } as const;
+type CandidateRow = { id: string; name: string; protocol: string; capabilityNames: string[]; healthStatus: string; upSince: Date | null; endpoint: unknown; capacity: number; lastResponseTime: number | null };
 const HEALTH_STATUSES = new Set(['healthy', 'degraded', 'initializing', 'error']);
 
 /**
@@ -33,28 +35,42 @@ export class DiscoveryService {
       Object.assign(where, { status: 'active', healthStatus: { not: 'error' } });
     }
     if (filters.minUptime !== undefined) where.upSince = { lte: new Date(Date.now() - filters.minUptime * 1000) };
-    const [rows, load] = await Promise.all([
-      this.deps.repository.prisma.connection.findMany({
-        where,
-        select: { id: true, name: true, protocol: true, capabilityNames: true, healthStatus: true, upSince: true, endpoint: true, capacity: true, lastResponseTime: true },
-      }),
-      this.deps.liveLoad.snapshot(),
-    ]);
-    const now = Date.now();
-    let candidates = rows.map((row) => ({
-      row,
-      load: Math.min(1, round((load.get(row.id) ?? 0) / row.capacity, 4)),
-    }));
     const strategy = request.loadBalancing?.strategy ?? 'least-loaded';
     const balanced = request.loadBalancing !== undefined && strategy !== 'none';
+    const max = request.loadBalancing?.maxConnections;
+    const load = await this.deps.liveLoad.snapshot();
+    const loadOf = (row: { id: string; capacity: number }) => Math.min(1, round((load.get(row.id) ?? 0) / row.capacity, 4));
+    let rows: CandidateRow[];
+    let totalMatching: number;
+    if (strategy === 'least-loaded' && max !== undefined) {
+      // Only the best `max` can be chosen: those are among the connections carrying load (few,
+      // known from Redis) and the `max` best idle ones, so the database never ships every match.
+      const busy = [...load.entries()].filter(([, active]) => active > 0).map(([id]) => id);
+      const [count, idle, loaded] = await Promise.all([
+        this.deps.repository.prisma.connection.count({ where }),
+        this.deps.repository.prisma.connection.findMany({
+          where: busy.length > 0 ? { AND: [where, { id: { notIn: busy } }] } : where,
+          select: CANDIDATE,
+          orderBy: [{ lastResponseTime: { sort: 'asc', nulls: 'last' } }, { name: 'asc' }],
+          take: max,
+        }),
+        busy.length > 0 ? this.deps.repository.prisma.connection.findMany({ where: { AND: [where, { id: { in: busy } }] }, select: CANDIDATE }) : Promise.resolve([]),
+      ]);
+      rows = [...idle, ...loaded];
+      totalMatching = count;
+    } else {
+      rows = await this.deps.repository.prisma.connection.findMany({ where, select: CANDIDATE });
+      totalMatching = rows.length;
+    }
+    const now = Date.now();
+    let candidates = rows.map((row) => ({ row, load: loadOf(row) }));
     if (strategy === 'least-loaded') {
-      candidates.sort((a, b) => a.load - b.load || (a.row.lastResponseTime ?? Infinity) - (b.row.lastResponseTime ?? Infinity) || a.row.name.localeCompare(b.row.name));
+      candidates.sort((a, b) => a.load - b.load || (a.row.lastResponseTime ?? Infinity) - (b.row.lastResponseTime ?? Infinity) || (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0));
     } else if (strategy === 'round-robin' && candidates.length > 0) {
       candidates.sort((a, b) => a.row.id.localeCompare(b.row.id));
       const start = this.roundRobin++ % candidates.length;
       candidates = [...candidates.slice(start), ...candidates.slice(0, start)];
     }
-    const max = request.loadBalancing?.maxConnections;
     const chosen = max ? candidates.slice(0, max) : candidates;
     return {
       connections: chosen.map(({ row, load: value }) => ({
@@ -66,7 +82,7 @@ export class DiscoveryService {
         load: value,
         endpoint: publicEndpoint(row.endpoint),
       })),
-      totalMatching: rows.length,
+      totalMatching,
       loadBalanced: balanced,
       strategy,
     };

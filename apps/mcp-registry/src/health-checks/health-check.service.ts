@@ -1,4 +1,6 @@
 import type { mcpRegistry } from '@platform/contracts';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
 import { conflict, notFound, type Logger } from '@platform/service-kit';
 import type { ConnectionRepository, ConnectionRow } from '../connections/connection.repository';
 import { round } from '../connections/connection.repository';
@@ -35,7 +37,9 @@ async function listAllTools(session: McpSession, timeout: number): Promise<Repor
   const tools: ReportedTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 20; page += 1) {
-    const result = await session.client.listTools(cursor ? { cursor } : undefined, { timeout });
+    // `request` rather than `listTools`: the latter compiles a JSON-schema validator for every
+    // tool's output schema on each call, which made checks CPU-bound; checks only read the list.
+    const result = await session.client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { timeout });
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (!cursor) break;
@@ -67,7 +71,8 @@ export class HealthCheckService {
     return this.checkRow(row, timeoutOverride);
   }
 
-  async checkRow(row: ConnectionRow, timeoutOverride?: number): Promise<mcpRegistry.HealthCheckResponse> {
+  /** Checks one connection; `withDiagnostics: false` (batches) skips reading the process and live load. */
+  async checkRow(row: ConnectionRow, timeoutOverride?: number, withDiagnostics = true): Promise<mcpRegistry.HealthCheckResponse> {
     const timeoutMs = timeoutOverride ?? row.healthCheckTimeout;
     const started = performance.now();
     let tools: ReportedTool[] | undefined;
@@ -92,6 +97,7 @@ export class HealthCheckService {
     const health = healthAfter({ ok, responseTime, timeoutMs }, recent, this.deps.degradedThreshold);
     const status = statusAfter(row.status, ok);
     const now = new Date();
+    const digest = tools ? createHash('sha256').update(JSON.stringify(tools)).digest('hex') : undefined;
     // The connection may have been disconnected while the check ran: never resurrect it.
     const updated = await this.deps.repository.prisma.connection.updateMany({
       where: { id: row.id, status: { not: 'disconnected' } },
@@ -105,16 +111,17 @@ export class HealthCheckService {
         checksPerformed: { increment: 1 },
         failedChecks: { increment: ok ? 0 : 1 },
         recentChecks: recent,
+        ...(digest && { toolsDigest: digest }),
       },
     });
     if (updated.count > 0) {
-      if (tools) await this.deps.repository.replaceTools(row.id, row.declaredCapabilities, tools);
+      if (tools && digest !== row.toolsDigest) await this.deps.repository.replaceTools(row.id, row.declaredCapabilities, tools);
       const timestamp = now.toISOString();
       await this.deps.events.publish({ type: 'health-check', connectionId: row.id, health, responseTime, ...(error && { error }), timestamp });
       if (status !== row.status) await this.deps.events.publish({ type: 'connection-status', connectionId: row.id, status, previousStatus: row.status, timestamp });
     }
     const diagnostics = this.deps.supervisor.diagnostics(row.id);
-    const load = await this.deps.liveLoad.snapshot();
+    const load = withDiagnostics ? await this.deps.liveLoad.snapshot() : new Map<string, number>();
     return {
       connectionId: row.id,
       health: { status: health, responseTime, timestamp: now.toISOString() },
@@ -154,7 +161,7 @@ export class HealthCheckService {
           continue;
         }
         try {
-          const result = await this.checkRow(row, timeout);
+          const result = await this.checkRow(row, timeout, false);
           results[index] = { connectionId: id, status: result.health.status, responseTime: result.health.responseTime, ...(result.error && { error: result.error }) };
         } catch (caught) {
           this.deps.logger.warn({ err: caught, connectionId: id }, 'batch health check failed');

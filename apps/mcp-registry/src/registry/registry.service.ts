@@ -106,6 +106,7 @@ export class RegistryService {
             protocol: entry.protocol,
             endpoint: entry.endpoint as Prisma.InputJsonValue,
             declaredCapabilities: entry.capabilities,
+            capabilityNames: [...new Set([...entry.capabilities, ...(await this.deps.repository.toolNames(existing.id))])],
             ...(entry.metadata && { metadata: entry.metadata as Prisma.InputJsonValue }),
             ...(entry.capacity && { capacity: entry.capacity }),
           });
