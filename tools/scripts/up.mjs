@@ -47,7 +47,8 @@ const withPrisma = apps.filter((app) => app.hasPrisma);
 if (withPrisma.length) {
   info(`Generating Prisma clients and applying migrations: ${withPrisma.map((app) => app.name).join(', ')}`);
   await Promise.all(withPrisma.map((app) => prismaGenerate(app)));
-  for (const app of withPrisma) await migrate(app);
+  // In parallel: each service has its own schema, and Prisma's advisory lock orders the writes.
+  await Promise.all(withPrisma.map((app) => migrate(app)));
 }
 
 const busy = [];

@@ -232,10 +232,26 @@ export function discoverApps() {
     .sort((a, b) => (a.name === 'auth' ? -1 : b.name === 'auth' ? 1 : a.name.localeCompare(b.name)));
 }
 
+/**
+ * Whether the app's generated Prisma client is older than its schema or than the installed
+ * dependencies (the generator's output path is read from the schema).
+ */
+export function prismaClientStale(app) {
+  const schemaPath = path.join(ROOT, 'prisma', app.name, 'schema.prisma');
+  const output = /generator\s+client\s*{[^}]*?output\s*=\s*"([^"]+)"/s.exec(readFileSync(schemaPath, 'utf8'))?.[1];
+  if (!output) return true;
+  const client = path.join(path.dirname(schemaPath), output, 'client.ts');
+  if (!existsSync(client)) return true;
+  const generatedAt = statSync(client).mtimeMs;
+  const hidden = path.join(ROOT, 'node_modules', '.package-lock.json');
+  return statSync(schemaPath).mtimeMs > generatedAt || (existsSync(hidden) && statSync(hidden).mtimeMs > generatedAt);
+}
+
 /** Generates the app's Prisma client (offline: the schema engine runs as WebAssembly). */
 export async function prismaGenerate(app) {
+  if (!prismaClientStale(app)) return;
   const { code, output } = await capture(process.execPath, [path.join(ROOT, 'node_modules/prisma/build/index.js'), 'generate', '--config', `prisma/${app.name}/prisma.config.ts`], {
-    env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
   });
   if (code !== 0) fail(`${app.name}: prisma generate failed:\n${output.trim()}`);
 }
