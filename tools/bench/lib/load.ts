@@ -1,0 +1,75 @@
+import http from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** A keep-alive JSON POST; resolves with the status and parsed body. */
+export function post(agent: http.Agent, url: URL, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * Runs `concurrency` loops for `seconds`, each calling `request(worker)` back to back, and reports
+ * throughput and latency percentiles (milliseconds). A request that throws or answers non-2xx
+ * counts as an error.
+ */
+export async function load(concurrency: number, seconds: number, request: (worker: number) => Promise<number>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        try {
+          const status = await request(worker);
+          if (status < 200 || status >= 300) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, errors, seconds: elapsed, perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/** Calls `fn` in a tight loop for `seconds` and returns calls per second. */
+export function opsPerSecond(seconds: number, fn: () => void): number {
+  const deadline = performance.now() + seconds * 1000;
+  const start = performance.now();
+  let count = 0;
+  while (performance.now() < deadline) {
+    for (let i = 0; i < 100; i++) fn();
+    count += 100;
+  }
+  return count / ((performance.now() - start) / 1000);
+}
+
+export const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
