@@ -46,6 +46,8 @@ describe('discovery and load balancing', () => {
     expect(failing.body.connections.map((c: { id: string }) => c.id)).toEqual([down]);
     const none = await discover({ capabilities: [tool], filters: { protocol: 'websocket' } });
     expect(none.body.totalMatching).toBe(0);
+    const up = await discover({ capabilities: [tool], filters: { minUptime: 0 } });
+    expect(up.body.totalMatching).toBe(2);
     const tooYoung = await discover({ capabilities: [tool], filters: { minUptime: 3600 } });
     expect(tooYoung.body.totalMatching).toBe(0);
   });

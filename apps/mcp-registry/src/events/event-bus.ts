@@ -54,6 +54,18 @@ export class EventBus {
     }
   }
 
+  /** Several events in one round trip. */
+  async publishAll(events: RegistryEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const event of events) pipeline.publish(this.channel, JSON.stringify(event));
+      await pipeline.exec();
+    } catch (error) {
+      this.logger.warn({ err: error, count: events.length }, 'could not publish registry events');
+    }
+  }
+
   async stop(): Promise<void> {
     this.listeners.clear();
     await this.subscriber?.quit().catch(() => undefined);

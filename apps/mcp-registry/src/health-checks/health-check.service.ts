@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { conflict, notFound, type Logger } from '@platform/service-kit';
 import type { ConnectionRepository, ConnectionRow } from '../connections/connection.repository';
 import { round } from '../connections/connection.repository';
-import type { EventBus } from '../events/event-bus';
+import type { EventBus, RegistryEvent } from '../events/event-bus';
 import type { LiveLoad } from '../load-balancing/live-load';
 import { formatBytes } from '../supervisor/process-info';
 import type { McpSession, SessionTarget } from '../supervisor/mcp-session';
@@ -25,6 +25,24 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 export function sessionTarget(row: ConnectionRow): SessionTarget {
   return { id: row.id, protocol: row.protocol as SessionTarget['protocol'], endpoint: row.endpoint as SessionTarget['endpoint'] };
+}
+
+interface Probe {
+  tools?: ReportedTool[];
+  error?: string;
+  responseTime: number;
+  timeoutMs: number;
+}
+
+interface Outcome extends Probe {
+  row: ConnectionRow;
+  ok: boolean;
+  recent: boolean[];
+  at: Date;
+  health: 'healthy' | 'degraded' | 'error';
+  status: string;
+  upSince: Date | null;
+  digest?: string;
 }
 
 interface ReportedTool {
@@ -71,60 +89,15 @@ export class HealthCheckService {
     return this.checkRow(row, timeoutOverride);
   }
 
-  /** Checks one connection; `withDiagnostics: false` (batches) skips reading the process and live load. */
-  async checkRow(row: ConnectionRow, timeoutOverride?: number, withDiagnostics = true): Promise<mcpRegistry.HealthCheckResponse> {
-    const timeoutMs = timeoutOverride ?? row.healthCheckTimeout;
-    const started = performance.now();
-    let tools: ReportedTool[] | undefined;
-    let error: string | undefined;
-    try {
-      tools = await withTimeout(
-        (async () => {
-          const session = await this.deps.supervisor.session(sessionTarget(row), timeoutMs);
-          await session.client.ping({ timeout: timeoutMs });
-          return listAllTools(session, timeoutMs);
-        })(),
-        timeoutMs,
-      );
-    } catch (caught) {
-      error = caught instanceof Error ? caught.message : String(caught);
-      // A server that hung or broke the session gets a fresh one next time.
-      await this.deps.supervisor.discard(row.id).catch(() => undefined);
-    }
-    const responseTime = round(performance.now() - started);
-    const ok = tools !== undefined;
-    const recent = appendRecent(row.recentChecks, ok);
-    const health = healthAfter({ ok, responseTime, timeoutMs }, recent, this.deps.degradedThreshold);
-    const status = statusAfter(row.status, ok);
-    const now = new Date();
-    const digest = tools ? createHash('sha256').update(JSON.stringify(tools)).digest('hex') : undefined;
-    // The connection may have been disconnected while the check ran: never resurrect it.
-    const updated = await this.deps.repository.prisma.connection.updateMany({
-      where: { id: row.id, status: { not: 'disconnected' } },
-      data: {
-        healthStatus: health,
-        status,
-        lastCheckAt: now,
-        lastResponseTime: responseTime,
-        lastError: error ?? null,
-        upSince: ok ? (row.upSince ?? now) : null,
-        checksPerformed: { increment: 1 },
-        failedChecks: { increment: ok ? 0 : 1 },
-        recentChecks: recent,
-        ...(digest && { toolsDigest: digest }),
-      },
-    });
-    if (updated.count > 0) {
-      if (tools && digest !== row.toolsDigest) await this.deps.repository.replaceTools(row.id, row.declaredCapabilities, tools);
-      const timestamp = now.toISOString();
-      await this.deps.events.publish({ type: 'health-check', connectionId: row.id, health, responseTime, ...(error && { error }), timestamp });
-      if (status !== row.status) await this.deps.events.publish({ type: 'connection-status', connectionId: row.id, status, previousStatus: row.status, timestamp });
-    }
+  /** Checks one connection now: probe, record, publish, and report the process's diagnostics. */
+  async checkRow(row: ConnectionRow, timeoutOverride?: number): Promise<mcpRegistry.HealthCheckResponse> {
+    const outcome = this.judge(row, await this.probe(row, timeoutOverride ?? row.healthCheckTimeout));
+    await this.record([outcome]);
     const diagnostics = this.deps.supervisor.diagnostics(row.id);
-    const load = withDiagnostics ? await this.deps.liveLoad.snapshot() : new Map<string, number>();
+    const load = await this.deps.liveLoad.snapshot();
     return {
       connectionId: row.id,
-      health: { status: health, responseTime, timestamp: now.toISOString() },
+      health: { status: outcome.health, responseTime: outcome.responseTime, timestamp: outcome.at.toISOString() },
       diagnostics: {
         processRunning: diagnostics.processRunning,
         memoryUsage: formatBytes(diagnostics.memoryBytes),
@@ -132,10 +105,89 @@ export class HealthCheckService {
         activeRequests: load.get(row.id) ?? 0,
         pid: diagnostics.pid,
         restarts: diagnostics.restarts,
-        tools: tools?.length ?? 0,
+        tools: outcome.tools?.length ?? 0,
       },
-      ...(error && { error }),
+      ...(outcome.error && { error: outcome.error }),
     };
+  }
+
+  /** The MCP exchange itself: session (handshake if new), ping, tools/list, within the timeout. */
+  private async probe(row: ConnectionRow, timeoutMs: number): Promise<Probe> {
+    const started = performance.now();
+    try {
+      const tools = await withTimeout(
+        (async () => {
+          const session = await this.deps.supervisor.session(sessionTarget(row), timeoutMs);
+          await session.client.ping({ timeout: timeoutMs });
+          return listAllTools(session, timeoutMs);
+        })(),
+        timeoutMs,
+      );
+      return { tools, responseTime: round(performance.now() - started), timeoutMs };
+    } catch (caught) {
+      // A server that hung or broke the session gets a fresh one next time.
+      await this.deps.supervisor.discard(row.id).catch(() => undefined);
+      return { error: caught instanceof Error ? caught.message : String(caught), responseTime: round(performance.now() - started), timeoutMs };
+    }
+  }
+
+  /** What a probe means for the connection: its next health, status, counters. */
+  private judge(row: ConnectionRow, probe: Probe): Outcome {
+    const ok = probe.tools !== undefined;
+    const recent = appendRecent(row.recentChecks, ok);
+    const at = new Date();
+    return {
+      ...probe,
+      row,
+      ok,
+      recent,
+      at,
+      health: healthAfter({ ok, responseTime: probe.responseTime, timeoutMs: probe.timeoutMs }, recent, this.deps.degradedThreshold),
+      status: statusAfter(row.status, ok),
+      upSince: ok ? (row.upSince ?? at) : null,
+      digest: probe.tools ? createHash('sha256').update(JSON.stringify(probe.tools)).digest('hex') : undefined,
+    };
+  }
+
+  /**
+   * Writes the outcomes in one statement (a batch of 50 is one round trip), rewrites tool lists
+   * that changed, and publishes the events. A connection disconnected meanwhile is left alone.
+   */
+  private async record(outcomes: Outcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const values = outcomes.map((o) => ({
+      id: o.row.id,
+      health: o.health,
+      status: o.status,
+      at: o.at.toISOString(),
+      rt: o.responseTime,
+      err: o.error ?? null,
+      up: o.upSince?.toISOString() ?? null,
+      failed: o.ok ? 0 : 1,
+      recent: o.recent,
+      digest: o.digest ?? null,
+    }));
+    const updated = await this.deps.repository.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+      `UPDATE "mcp-registry"."Connection" AS c SET
+         "healthStatus" = v.health, "status" = v.status, "lastCheckAt" = v.at, "lastResponseTime" = v.rt,
+         "lastError" = v.err, "upSince" = v.up, "checksPerformed" = c."checksPerformed" + 1,
+         "failedChecks" = c."failedChecks" + v.failed, "recentChecks" = v.recent,
+         "toolsDigest" = COALESCE(v.digest, c."toolsDigest"), "updatedAt" = v.at
+       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, health text, status text, at timestamp(3), rt float8, err text, up timestamp(3), failed int, recent boolean[], digest text)
+       WHERE c.id = v.id AND c.status <> 'disconnected'
+       RETURNING c.id::text AS id`,
+      JSON.stringify(values),
+    );
+    const written = new Set(updated.map((row) => row.id));
+    const events: RegistryEvent[] = [];
+    for (const o of outcomes) {
+      if (!written.has(o.row.id)) continue;
+      if (o.tools && o.digest !== o.row.toolsDigest) await this.deps.repository.replaceTools(o.row.id, o.row.declaredCapabilities, o.tools);
+      const timestamp = o.at.toISOString();
+      events.push({ type: 'health-check', connectionId: o.row.id, health: o.health, responseTime: o.responseTime, ...(o.error && { error: o.error }), timestamp });
+      if (o.status !== o.row.status) events.push({ type: 'connection-status', connectionId: o.row.id, status: o.status, previousStatus: o.row.status, timestamp });
+    }
+    await this.deps.events.publishAll(events);
   }
 
   /** Checks many connections with bounded parallelism; missing ones are reported, not thrown. */
@@ -146,7 +198,9 @@ export class HealthCheckService {
     const ids = [...new Set(connectionIds)];
     const rows = new Map((await this.deps.repository.findMany(ids)).map((row) => [row.id, row]));
     const results: Array<{ connectionId: string; status: mcpRegistry.HealthStatus; responseTime: number; error?: string }> = new Array(ids.length);
+    const outcomes: Array<Outcome | undefined> = new Array(ids.length);
     let next = 0;
+    // Probes run `concurrency` at a time; the outcomes are then written together.
     const worker = async () => {
       while (next < ids.length) {
         const index = next++;
@@ -160,16 +214,15 @@ export class HealthCheckService {
           results[index] = { connectionId: id, status: 'error', responseTime: 0, error: 'the connection is disconnected' };
           continue;
         }
-        try {
-          const result = await this.checkRow(row, timeout, false);
-          results[index] = { connectionId: id, status: result.health.status, responseTime: result.health.responseTime, ...(result.error && { error: result.error }) };
-        } catch (caught) {
-          this.deps.logger.warn({ err: caught, connectionId: id }, 'batch health check failed');
-          results[index] = { connectionId: id, status: 'error', responseTime: 0, error: caught instanceof Error ? caught.message : String(caught) };
-        }
+        const probe = await this.probe(row, timeout ?? row.healthCheckTimeout);
+        outcomes[index] = this.judge(row, probe);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+    await this.record(outcomes.filter((o): o is Outcome => o !== undefined));
+    outcomes.forEach((o, index) => {
+      if (o) results[index] = { connectionId: o.row.id, status: o.health, responseTime: o.responseTime, ...(o.error && { error: o.error }) };
+    });
     // A degraded connection still answers: it counts as healthy; errors count as unhealthy.
     const healthy = results.filter((result) => result.status === 'healthy' || result.status === 'degraded').length;
     return { results, summary: { total: results.length, healthy, unhealthy: results.length - healthy } };

@@ -30,6 +30,8 @@ describe('stdio connections', () => {
 
     const detail = await request(h.url).get(`/connections/${everythingId}`).set('Authorization', h.reader);
     expect(detail.body.health).toMatchObject({ status: 'healthy', checksPerformed: 1, failedChecks: 0, errorRate: 0 });
+    // Stored in UTC: an hour-sized shift would mean a time-zone mix-up, not a slow check.
+    expect(Math.abs(Date.parse(detail.body.health.lastCheck) - Date.now())).toBeLessThan(3_600_000);
     const echo = detail.body.capabilities.find((capability: { name: string }) => capability.name === 'echo');
     expect(echo.description).toEqual(expect.any(String));
     expect(echo.schema).toMatchObject({ type: 'object', properties: { message: expect.any(Object) } });
