@@ -58,7 +58,8 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
 
   it('redirects to the provider with the PKCE challenge and an exact redirect URI', async () => {
     const { challenge } = pkce();
-    const res = await authorize({ code_challenge: challenge, code_challenge_method: 'S256', state: 'a-state-of-sufficient-length' });
+    const state = `state-${randomUUID()}`;
+    const res = await authorize({ code_challenge: challenge, code_challenge_method: 'S256', state });
     expect(res.status).toBe(302);
     const url = new URL(res.headers.location!);
     expect(`${url.origin}${url.pathname}`).toBe(`${idp.issuer}/auth`);
@@ -67,7 +68,7 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
       redirect_uri: REDIRECT_URI,
       response_type: 'code',
       scope: SCOPES.join(' '),
-      state: 'a-state-of-sufficient-length',
+      state,
       code_challenge: challenge,
       code_challenge_method: 'S256',
     });
@@ -77,7 +78,7 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     const { code, verifier, state } = await obtainCode('alice');
     const res = await exchange({ code, code_verifier: verifier, state });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, user: { username: 'alice', email: 'alice@example.test', name: 'Alice Admin', roles: expect.arrayContaining(['admin', 'user']), idp_id: null } });
+    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, user: { username: expect.stringMatching(/^alice(@idp-[a-f0-9]+)?$/), email: 'alice@example.test', name: 'Alice Admin', roles: expect.arrayContaining(['admin', 'user']), idp_id: null } });
     expect(res.body.user.groups).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'platform/admins', role: 'admin', id: expect.any(Number) })]));
     expect(decodeCompactJws(res.body.access_token).payload).toMatchObject({ sub: res.body.user.id, permissions: ['*'] });
 
