@@ -16,5 +16,7 @@ export type AgentRow = Omit<AgentWithOwner, 'ns'> & { ownerSub: string };
 
 export function fromRow(row: AgentRow): AgentWithOwner {
   const { ownerSub, ...agent } = row;
+  // Prisma stores an unset scalar list as NULL and reads it as []; raw reads do the same here.
+  for (const list of ['keywords', 'declaredCompliance', 'capabilities', 'compliance', 'tags'] as const) agent[list] ??= [];
   return { ...agent, createdAt: new Date(agent.createdAt), updatedAt: new Date(agent.updatedAt), deletedAt: agent.deletedAt ? new Date(agent.deletedAt) : null, ns: { ownerSub } } as AgentWithOwner;
 }

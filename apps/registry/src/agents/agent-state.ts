@@ -23,36 +23,34 @@ export const bySemverDesc = (a: { version: string }, b: { version: string }) => 
  * agent locked.
  */
 export async function refreshAgent(tx: Tx, agentId: string): Promise<void> {
-  const agent = await tx.agent.findUniqueOrThrow({ where: { id: agentId } });
-  const published = (await tx.agentVersion.findMany({ where: { agentId, unpublishedAt: null }, select: { id: true, version: true, prerelease: true } })).sort(bySemverDesc);
+  const [agent] = await tx.$queryRaw<Array<{ namespace: string; keywords: string[] | null; declaredCompliance: string[] | null }>>`
+    SELECT "namespace", "keywords", "declaredCompliance" FROM "registry"."Agent" WHERE "id" = ${agentId}::uuid`;
+  const published = (
+    await tx.$queryRaw<Array<{ id: string; version: string; prerelease: boolean }>>`
+      SELECT "id", "version", "prerelease" FROM "registry"."AgentVersion" WHERE "agentId" = ${agentId}::uuid AND "unpublishedAt" IS NULL`
+  ).sort(bySemverDesc);
   const latest = published.find((version) => !version.prerelease);
   const current = latest ?? published[0];
-  const document = current ? (await tx.agentVersion.findUniqueOrThrow({ where: { id: current.id }, select: { document: true } })).document : undefined;
-  const summary = document ? summarizeManifest(document as Record<string, unknown>) : EMPTY_SUMMARY;
-  const compliance = [...new Set([...agent.declaredCompliance, ...summary.compliance])];
+  const [documentRow] = current
+    ? await tx.$queryRaw<Array<{ document: Record<string, unknown> }>>`SELECT "document" FROM "registry"."AgentVersion" WHERE "id" = ${current.id}::uuid`
+    : [];
+  const summary = documentRow ? summarizeManifest(documentRow.document) : EMPTY_SUMMARY;
+  const compliance = [...new Set([...(agent.declaredCompliance ?? []), ...summary.compliance])];
   const passed = new Set(
-    (await tx.certification.findMany({ where: { agentId, status: 'passed' }, select: { version: true } })).map((certification) => certification.version),
+    (await tx.$queryRaw<Array<{ version: string }>>`
+      SELECT DISTINCT "version" FROM "registry"."Certification" WHERE "agentId" = ${agentId}::uuid AND "status" = 'passed'`).map((row) => row.version),
   );
   const certifiedVersion = published.find((version) => passed.has(version.version))?.version ?? null;
-  await tx.agent.update({
-    where: { id: agentId },
-    data: {
-      latestVersion: latest?.version ?? null,
-      description: summary.description,
-      kind: summary.kind,
-      agentKind: summary.agentKind,
-      agentType: summary.agentType,
-      tier: summary.tier,
-      status: summary.status,
-      capabilities: summary.capabilities,
-      tags: summary.tags,
-      labels: summary.labels,
-      compliance,
-      searchTerms: searchTerms(agent.namespace, summary, agent.keywords, compliance),
-      certifiedVersion,
-      certified: certifiedVersion !== null && certifiedVersion === (latest?.version ?? null),
-    },
-  });
+  const latestVersion = latest?.version ?? null;
+  await tx.$executeRaw`
+    UPDATE "registry"."Agent" SET
+      "latestVersion" = ${latestVersion}, "description" = ${summary.description}, "kind" = ${summary.kind},
+      "agentKind" = ${summary.agentKind}, "agentType" = ${summary.agentType}, "tier" = ${summary.tier}, "status" = ${summary.status},
+      "capabilities" = ${summary.capabilities}::text[], "tags" = ${summary.tags}::text[], "labels" = ${JSON.stringify(summary.labels)}::jsonb,
+      "compliance" = ${compliance}::text[], "searchTerms" = ${searchTerms(agent.namespace, summary, agent.keywords ?? [], compliance)},
+      "certifiedVersion" = ${certifiedVersion}, "certified" = ${certifiedVersion !== null && certifiedVersion === latestVersion},
+      "updatedAt" = now()
+    WHERE "id" = ${agentId}::uuid`;
 }
 
 /** Runs `work` in a transaction, once more when a concurrent insert won a unique-constraint race. */

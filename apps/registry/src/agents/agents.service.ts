@@ -9,8 +9,6 @@ import { inTransaction, lockAgent, refreshAgent, type Tx } from './agent-state';
 import { AGENT_COLUMNS, fromRow, type AgentRow } from './agent-rows';
 import type { AgentWithOwner } from './agent-view';
 
-const withOwner = { ns: { select: { ownerSub: true } } } as const;
-
 export interface PublishTarget {
   namespace: string;
   name: string;
@@ -64,46 +62,56 @@ export class AgentsService {
       });
     }
     const name = manifest.name;
-    // The first publisher into a namespace owns it (ON CONFLICT DO NOTHING: racing first publishers agree on one owner).
-    await this.db.namespace.createMany({ data: [{ name: namespace, ownerSub: who.sub }], skipDuplicates: true });
-    const owner = await this.db.namespace.findUniqueOrThrow({ where: { name: namespace } });
-    assertOwner(who, owner.ownerSub, namespace);
+    assertOwner(who, await this.namespaceOwner(namespace, who.sub), namespace);
 
     return inTransaction(this.db, async (tx) => {
-      let agent = await tx.agent.findUnique({ where: { namespace_name: { namespace, name } } });
+      let [agent] = await tx.$queryRaw<Array<{ id: string; deletedAt: Date | null }>>`
+        SELECT "id", "deletedAt" FROM "registry"."Agent" WHERE "namespace" = ${namespace} AND "name" = ${name} FOR UPDATE`;
       let created = false;
       if (target && (!agent || agent.deletedAt)) throw notFound(`Agent ${namespace}/${name} not found; publish its first version with POST /agents`);
       if (!agent) {
-        agent = await tx.agent.create({ data: { namespace, name, createdBy: who.sub } });
+        agent = { ...(await tx.agent.create({ data: { namespace, name, createdBy: who.sub, keywords: [], declaredCompliance: [] }, select: { id: true } })), deletedAt: null };
+        await lockAgent(tx, agent.id);
         created = true;
       }
-      await lockAgent(tx, agent.id);
-      if (agent.deletedAt) await tx.agent.update({ where: { id: agent.id }, data: { deletedAt: null } });
+      if (agent.deletedAt) await tx.$executeRaw`UPDATE "registry"."Agent" SET "deletedAt" = NULL WHERE "id" = ${agent.id}::uuid`;
       await this.assertNewVersion(tx, agent.id, `${namespace}/${name}`, manifest.version);
-      const version = await tx.agentVersion.create({
-        data: {
-          agentId: agent.id,
-          version: manifest.version,
-          prerelease: semver.prerelease(manifest.version) !== null,
-          manifestBytes: new Uint8Array(manifest.bytes),
-          format: manifest.format,
-          digest: manifest.digest,
-          convertedBytes: new Uint8Array(manifest.convertedBytes),
-          convertedDigest: manifest.convertedDigest,
-          document: manifest.document as object,
-          schemaVersion: manifest.schemaVersion,
-          warnings: manifest.warnings,
-          publishedBy: who.sub,
-        },
-      });
+      const [version] = await tx.$queryRaw<Array<{ id: string }>>`
+        INSERT INTO "registry"."AgentVersion" ("id", "agentId", "version", "prerelease", "manifestBytes", "format", "digest", "convertedBytes",
+          "convertedDigest", "document", "schemaVersion", "warnings", "publishedBy")
+        VALUES (gen_random_uuid(), ${agent.id}::uuid, ${manifest.version}, ${semver.prerelease(manifest.version) !== null}, ${manifest.bytes},
+          ${manifest.format}, ${manifest.digest}, ${manifest.convertedBytes}, ${manifest.convertedDigest}, ${JSON.stringify(manifest.document)}::jsonb,
+          ${manifest.schemaVersion}, ${JSON.stringify(manifest.warnings)}::jsonb, ${who.sub})
+        RETURNING "id"`;
       await refreshAgent(tx, agent.id);
-      return { agent: await tx.agent.findUniqueOrThrow({ where: { id: agent.id }, include: withOwner }), versionId: version.id, created };
+      return { agent: await this.byId(tx, agent.id), versionId: version.id, created };
     });
+  }
+
+  /**
+   * The owner of a namespace; a namespace that does not exist yet is created for `claimant`
+   * (INSERT ... ON CONFLICT DO NOTHING: racing first publishers agree on one owner).
+   */
+  private async namespaceOwner(namespace: string, claimant: string): Promise<string> {
+    const select = () => this.db.$queryRaw<Array<{ ownerSub: string }>>`SELECT "ownerSub" FROM "registry"."Namespace" WHERE "name" = ${namespace}`;
+    let [row] = await select();
+    if (!row) {
+      await this.db.$executeRaw`INSERT INTO "registry"."Namespace" ("name", "ownerSub") VALUES (${namespace}, ${claimant}) ON CONFLICT ("name") DO NOTHING`;
+      [row] = await select();
+    }
+    return row.ownerSub;
+  }
+
+  private async byId(tx: Tx, id: string): Promise<AgentWithOwner> {
+    const [row] = await tx.$queryRaw<AgentRow[]>`
+      SELECT ${AGENT_COLUMNS} FROM "registry"."Agent" a JOIN "registry"."Namespace" n ON n."name" = a."namespace" WHERE a."id" = ${id}::uuid`;
+    return fromRow(row);
   }
 
   /** Version numbers are never reused: equal precedence (build metadata ignored) counts, unpublished ones too. */
   private async assertNewVersion(tx: Tx, agentId: string, agent: string, version: string): Promise<void> {
-    const existing = await tx.agentVersion.findMany({ where: { agentId }, select: { version: true, unpublishedAt: true } });
+    const existing = await tx.$queryRaw<Array<{ version: string; unpublishedAt: Date | null }>>`
+      SELECT "version", "unpublishedAt" FROM "registry"."AgentVersion" WHERE "agentId" = ${agentId}::uuid`;
     const clash = existing.find((other) => semver.eq(other.version, version));
     if (clash) {
       throw conflict(
@@ -126,7 +134,7 @@ export class AgentsService {
         data: { ...rest, ...(compliance !== undefined && { declaredCompliance: [...new Set(compliance)] }) },
       });
       await refreshAgent(tx, agent.id);
-      return tx.agent.findUniqueOrThrow({ where: { id: agent.id }, include: withOwner });
+      return this.byId(tx, agent.id);
     });
   }
 

@@ -33,7 +33,7 @@ export async function startHarness(options: { worker?: boolean; rateLimit?: numb
   const issuer = await new TestIssuer().start();
   const db = createDb(testDatabaseUrl, 4);
   const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
-  const logger = createLogger('registry-test', '0.0.0', 'silent');
+  const logger = createLogger('registry-test', '0.0.0', process.env.TEST_LOG_LEVEL ?? 'silent');
   const queue = new TypedQueue(certificationQueue, testRedisUrl);
   const { app, services } = createApp({
     config: {

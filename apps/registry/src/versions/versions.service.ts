@@ -51,8 +51,11 @@ export class VersionsService {
   }
 
   async row(id: string): Promise<VersionRow> {
-    const row = await this.db.agentVersion.findUniqueOrThrow({ where: { id }, select: METADATA });
-    return { ...row, size: (await this.sizes([id])).get(id) ?? 0 };
+    const [row] = await this.db.$queryRaw<VersionRow[]>`
+      SELECT "id", "agentId", "version", "prerelease", "format", "digest", "convertedDigest", "schemaVersion", "warnings", "publishedBy",
+             "publishedAt", "unpublishedAt", "unpublishedBy", octet_length("manifestBytes")::int AS size
+      FROM "registry"."AgentVersion" WHERE "id" = ${id}::uuid`;
+    return { ...row, publishedAt: new Date(row.publishedAt), unpublishedAt: row.unpublishedAt ? new Date(row.unpublishedAt) : null };
   }
 
   /** The status of the most recent certification request per version. */
