@@ -21,6 +21,7 @@ import { Supervisor } from './supervisor/supervisor';
 import { ToolCallService } from './tool-calls/tool-call.service';
 
 export const SERVICE = 'mcp-registry';
+const REAP_INTERVAL_MS = 60_000;
 
 export interface ContextOptions {
   /** Schedule checks for every enabled connection on start (off in tests that share the database). */
@@ -65,12 +66,21 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     if (event.type === 'connection-status' && event.status === 'disconnected') void supervisor.stop(event.connectionId);
   });
 
+  let reaper: NodeJS.Timeout | undefined;
+  const reap = () =>
+    records.reapOrphans().then(
+      (reaped) => reaped > 0 && logger.warn({ reaped }, 'reaped stdio servers of a registry that is gone'),
+      (error: unknown) => logger.warn({ err: error }, 'reaping orphaned stdio servers failed'),
+    );
+
   async function start(): Promise<void> {
     await waitForRedis(redis, config.REDIS_URL);
     await instance.start();
     await events.start();
-    const reaped = await records.reapOrphans();
-    if (reaped > 0) logger.warn({ reaped }, 'reaped stdio servers of a previous run');
+    await reap();
+    // Again later: a registry restarted within the heartbeat TTL sees its predecessor as alive.
+    reaper = setInterval(() => void reap(), REAP_INTERVAL_MS);
+    reaper.unref();
     if (!runsWorker) return;
     scheduler.startWorker(async (connectionId) => {
       const row = await repository.find(connectionId);
@@ -85,6 +95,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
 
   /** Stops intake of jobs, ends every session and process, then closes the stores. */
   async function stop(): Promise<void> {
+    if (reaper) clearInterval(reaper);
     await scheduler.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the scheduler failed'));
     await supervisor.stopAll();
     await events.stop();
