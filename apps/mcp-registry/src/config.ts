@@ -26,6 +26,8 @@ export const mcpRegistryEnvShape = {
   /** Parallel checks of a batch, and of the scheduled-check worker. */
   MCP_CHECK_CONCURRENCY: int(16, 1),
   MCP_DEFAULT_CAPACITY: int(10, 1),
+  /** A session (and stdio process) unused for this long is closed; 0 keeps it until disconnect. */
+  MCP_SESSION_IDLE_SECONDS: int(900),
   MCP_HEALTH_QUEUE: z.string().default('mcp-registry.health-checks'),
   MCP_TOOL_CALL_QUEUE: z.string().default('mcp-registry.tool-calls'),
   /** Redis prefix of the stream fan-out channel, live load counters and locks. */

@@ -46,7 +46,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     workRoot: path.resolve(config.MCP_STDIO_WORK_ROOT ?? defaultWorkRoot()),
   };
   const records = new ProcessRecords(prisma, instance, stdioPolicy.workRoot, logger);
-  const supervisor = new Supervisor(stdioPolicy, records, logger);
+  const supervisor = new Supervisor(stdioPolicy, records, logger, config.MCP_SESSION_IDLE_SECONDS * 1000);
   const events = new EventBus(redis, `${prefix}:events`, logger);
   const liveLoad = new LiveLoad(redis, prefix, instance);
   const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, config.REDIS_URL, redis, prefix, logger);

@@ -83,4 +83,33 @@ describe('http and websocket connections', () => {
     const after = await h.context.scheduler['queue'].queue.getJobSchedulers();
     expect(after.map((s: { key: string }) => s.key)).not.toContain(`connection:${res.body.id}`);
   });
+
+  it('skips a scheduled check while another replica holds the connection\'s lock', async () => {
+    const { eventually, testRedis } = await import('@platform/testing');
+    const { QueueEvents } = await import('bullmq');
+    const res = await register('http', httpServer.url);
+    const id = res.body.id as string;
+    const redis = testRedis();
+    const lock = `${h.context.config.MCP_REDIS_PREFIX}:check-lock:${id}`;
+    await redis.set(lock, 'another-replica', 'PX', 60_000);
+    const queueEvents = new QueueEvents(h.context.config.MCP_HEALTH_QUEUE, { connection: { host: '127.0.0.1', port: 6379 } });
+    await queueEvents.waitUntilReady();
+    const outcomes: unknown[] = [];
+    queueEvents.on('completed', ({ jobId, returnvalue }) => {
+      if (jobId.includes(id)) outcomes.push(typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue);
+    });
+    try {
+      await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ healthCheck: { enabled: true, interval: 5 } }).expect(200);
+      await eventually(() => outcomes.length >= 1, 20_000);
+      expect(outcomes[0]).toMatchObject({ skipped: expect.any(String) });
+      expect((await request(h.url).get(`/connections/${id}`).set('Authorization', h.reader)).body.health.checksPerformed).toBe(0);
+      await redis.del(lock);
+      await eventually(() => outcomes.some((outcome) => (outcome as { status?: string }).status === 'healthy'), 20_000);
+      expect((await request(h.url).get(`/connections/${id}`).set('Authorization', h.reader)).body.health.checksPerformed).toBeGreaterThanOrEqual(1);
+    } finally {
+      await request(h.url).delete(`/connections/${id}`).set('Authorization', h.writer);
+      await queueEvents.close();
+      redis.disconnect();
+    }
+  });
 });

@@ -141,4 +141,13 @@ describe('stdio connections', () => {
     const left = await h.context.prisma.supervisedProcess.count({ where: { pid: orphan.pid! } });
     expect(left).toBe(0);
   });
+
+  it('closes sessions nothing used for MCP_SESSION_IDLE_SECONDS, ending their process', async () => {
+    const pid = h.context.supervisor.diagnostics(everythingId).pid;
+    expect(pid).not.toBeNull();
+    const idleMs = h.context.config.MCP_SESSION_IDLE_SECONDS * 1000;
+    expect(await h.context.supervisor.closeIdle(Date.now() + idleMs)).toBeGreaterThanOrEqual(1);
+    expect(isRunning(pid!)).toBe(false);
+    expect(h.context.supervisor.diagnostics(everythingId).processRunning).toBe(false);
+  });
 });

@@ -13,6 +13,7 @@ interface Entry {
   timer?: NodeJS.Timeout;
   stopped: boolean;
   openTimeoutMs: number;
+  lastUsedAt: number;
 }
 
 const BACKOFF_BASE_MS = 500;
@@ -36,21 +37,43 @@ export interface SessionDiagnostics {
 export class Supervisor {
   private readonly entries = new Map<string, Entry>();
   private shuttingDown = false;
+  private readonly idleTimer?: NodeJS.Timeout;
 
+  /** `idleMs`: a session nothing used for this long is closed (0 keeps sessions until stopped). */
   constructor(
     private readonly policy: StdioPolicy,
     private readonly records: ProcessRecords | undefined,
     private readonly logger: Logger,
-  ) {}
+    private readonly idleMs = 0,
+  ) {
+    if (idleMs > 0) {
+      this.idleTimer = setInterval(() => void this.closeIdle(), Math.min(idleMs, 60_000));
+      this.idleTimer.unref();
+    }
+  }
+
+  /**
+   * Ends the sessions (and processes) of connections this replica no longer works with, e.g. one
+   * that served a single call while another replica runs the scheduled checks.
+   */
+  async closeIdle(now = Date.now()): Promise<number> {
+    const idle = [...this.entries.entries()].filter(([, entry]) => !entry.opening && now - entry.lastUsedAt >= this.idleMs);
+    for (const [id] of idle) {
+      this.logger.info({ connectionId: id }, 'closing an idle MCP session');
+      await this.stop(id);
+    }
+    return idle.length;
+  }
 
   /** The connection's open session, opening one (and starting its process) when there is none. */
   async session(target: SessionTarget, timeoutMs: number): Promise<McpSession> {
     if (this.shuttingDown) throw new Error('the registry is shutting down');
     let entry = this.entries.get(target.id);
     if (!entry || entry.stopped) {
-      entry = { target, restarts: 0, failures: 0, stopped: false, openTimeoutMs: timeoutMs };
+      entry = { target, restarts: 0, failures: 0, stopped: false, openTimeoutMs: timeoutMs, lastUsedAt: Date.now() };
       this.entries.set(target.id, entry);
     }
+    entry.lastUsedAt = Date.now();
     entry.target = target;
     entry.openTimeoutMs = timeoutMs;
     if (entry.session && !entry.session.closed) return entry.session;
@@ -144,6 +167,7 @@ export class Supervisor {
 
   async stopAll(): Promise<void> {
     this.shuttingDown = true;
+    if (this.idleTimer) clearInterval(this.idleTimer);
     await Promise.all([...this.entries.keys()].map((id) => this.stop(id)));
   }
 }
