@@ -190,4 +190,20 @@ describe('agents', () => {
       expect(res.status).toBe(400);
     }
   });
+
+  it('settles concurrent publishes: one version wins (others 409, never 500), distinct versions all land and latest is right', async () => {
+    const owner = h.user();
+    const ns = uniqueName('race');
+    const same = await Promise.all(Array.from({ length: 5 }, () => h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0' }))));
+    expect(same.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    const versions = ['1.0.1', '1.2.0', '1.1.0', '2.0.0-rc.1', '1.0.2', '1.10.0'];
+    const distinct = await Promise.all(versions.map((version) => h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version }))));
+    expect(distinct.map((res) => res.status)).toEqual(versions.map(() => 201));
+    const agent = await request(h.app).get(`/api/v1/agents/${ns}/agent`).set('Authorization', owner.auth);
+    expect(agent.body.latestVersion).toBe('1.10.0');
+    const list = await request(h.app).get(`/api/v1/agents/${ns}/agent/versions`).set('Authorization', owner.auth);
+    expect(list.body.total).toBe(7);
+    const rivals = await Promise.all([h.user(), h.user(), h.user()].map((user) => h.publish(user.auth, manifest({ namespace: `${ns}-claim`, name: 'agent', version: '1.0.0' }))));
+    expect(rivals.map((res) => res.status).sort()).toEqual([201, 403, 403]);
+  });
 });

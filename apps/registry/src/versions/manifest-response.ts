@@ -53,6 +53,7 @@ export function sendManifest(req: Request, res: Response, manifest: ManifestRepr
   const etag = `"${original ? manifest.digest : manifest.convertedDigest}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Vary', 'Accept');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', manifest.mutable ? 'private, no-cache' : 'private, max-age=31536000, immutable');
   res.setHeader('X-Manifest-Format', format);
   res.setHeader('X-Manifest-Converted', String(!original));
