@@ -47,8 +47,16 @@ const withPrisma = apps.filter((app) => app.hasPrisma);
 if (withPrisma.length) {
   info(`Generating Prisma clients and applying migrations: ${withPrisma.map((app) => app.name).join(', ')}`);
   await Promise.all(withPrisma.map((app) => prismaGenerate(app)));
-  // In parallel: each service has its own schema, and Prisma's advisory lock orders the writes.
-  await Promise.all(withPrisma.map((app) => migrate(app)));
+  // One service per database first (it creates the database when missing: two creating it at once
+  // collide), then the others in parallel: each has its own schema, and Prisma's lock orders them.
+  const byDatabase = new Map();
+  for (const app of withPrisma) byDatabase.set(databaseUrlFor(app.name), [...(byDatabase.get(databaseUrlFor(app.name)) ?? []), app]);
+  await Promise.all(
+    [...byDatabase.values()].map(async ([first, ...rest]) => {
+      await migrate(first);
+      await Promise.all(rest.map((app) => migrate(app)));
+    }),
+  );
 }
 
 const busy = [];
