@@ -19,7 +19,7 @@ import { fmt, load, opsPerSecond, post } from './lib/load';
 const ROOT = path.join(__dirname, '../..');
 const PORT = Number(process.env.BENCH_AUTH_PORT ?? 3951);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const ADMIN = { username: 'bench-admin', password: `bench-${randomUUID()}` };
+const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

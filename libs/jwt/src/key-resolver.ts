@@ -5,6 +5,8 @@ import { createPublicKey } from 'node:crypto';
 /** Finds the public key for a `kid`, or undefined when no such key is published. */
 export interface KeyResolver {
   get(kid: string): Promise<KeyObject | undefined>;
+  /** The key when it is at hand without I/O: lets verification skip a promise on the hot path. */
+  cached?(kid: string): KeyObject | undefined;
 }
 
 export interface JwksKeyResolverOptions {
@@ -38,9 +40,14 @@ export class JwksKeyResolver implements KeyResolver {
     });
   }
 
-  async get(kid: string): Promise<KeyObject | undefined> {
+  cached(kid: string): KeyObject | undefined {
     const cached = this.parsed.get(kid);
-    if (cached && cached.until > Date.now()) return cached.key;
+    return cached && cached.until > Date.now() ? cached.key : undefined;
+  }
+
+  async get(kid: string): Promise<KeyObject | undefined> {
+    const cached = this.cached(kid);
+    if (cached) return cached;
     try {
       const signingKey = await this.client.getSigningKey(kid);
       const key = createPublicKey(signingKey.getPublicKey());
@@ -59,6 +66,10 @@ export class JwksKeyResolver implements KeyResolver {
 /** Keys held in memory: the auth service verifies its own tokens without a network hop. */
 export class StaticKeyResolver implements KeyResolver {
   constructor(private readonly keys: () => ReadonlyMap<string, KeyObject>) {}
+
+  cached(kid: string): KeyObject | undefined {
+    return this.keys().get(kid);
+  }
 
   async get(kid: string): Promise<KeyObject | undefined> {
     return this.keys().get(kid);

@@ -1,5 +1,6 @@
 import { AccessTokenClaims } from '@platform/contracts';
-import { decodeCompactJws, verifyRs256 } from './compact-jws';
+import type { KeyObject } from 'node:crypto';
+import { decodeCompactJws, verifyRs256, type DecodedJws } from './compact-jws';
 import type { KeyResolver } from './key-resolver';
 import type { RevocationCheck } from './revocation';
 import { TokenError } from './token-error';
@@ -26,21 +27,42 @@ export class TokenVerifier {
     this.now = options.now ?? (() => Date.now() / 1000);
   }
 
-  async verify(token: string): Promise<AccessTokenClaims> {
-    const decoded = decodeCompactJws(token);
+  /** Resolves with the claims, or rejects with a TokenError. */
+  verify(token: string): Promise<AccessTokenClaims> {
+    try {
+      const decoded = decodeCompactJws(token);
+      const kid = this.checkHeader(decoded);
+      // Hot path: a key already at hand is used without awaiting anything.
+      const key = this.options.keys.cached?.(kid);
+      if (key) return Promise.resolve(this.checkSignatureAndClaims(decoded, key));
+      return this.verifyWithFetchedKey(decoded, kid);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private checkHeader(decoded: DecodedJws): string {
     if (decoded.header.alg !== 'RS256') {
       throw new TokenError('unsupported_algorithm', 'Only RS256 tokens are accepted');
     }
     if (typeof decoded.header.kid !== 'string' || decoded.header.kid === '') {
       throw new TokenError('unknown_key', 'The token names no signing key');
     }
-    let key;
+    return decoded.header.kid;
+  }
+
+  private async verifyWithFetchedKey(decoded: DecodedJws, kid: string): Promise<AccessTokenClaims> {
+    let key: KeyObject | undefined;
     try {
-      key = await this.options.keys.get(decoded.header.kid);
+      key = await this.options.keys.get(kid);
     } catch {
       throw new TokenError('jwks_unavailable', 'The signing keys could not be fetched');
     }
     if (!key) throw new TokenError('unknown_key', 'The token was signed by an unknown key');
+    return this.checkSignatureAndClaims(decoded, key);
+  }
+
+  private checkSignatureAndClaims(decoded: DecodedJws, key: KeyObject): AccessTokenClaims {
     if (!verifyRs256(decoded, key)) throw new TokenError('invalid_signature', 'The token signature is invalid');
     return this.checkClaims(decoded.payload);
   }
