@@ -26,8 +26,8 @@ export function createApp(context: RegistryContext, verifier: TokenVerifier): Re
   const before = [rateLimit({ redis, name: SERVICE, points: config.MCP_RATE_LIMIT, burst: config.MCP_RATE_LIMIT_BURST, windowSeconds: 60 })];
   connectionRoutes(api, services.connections, before);
   discoveryRoutes(api, services.discovery, before);
-  healthCheckRoutes(api, services.healthChecks, config.MCP_CHECK_CONCURRENCY, before);
-  toolCallRoutes(api, services.toolCalls, before);
+  healthCheckRoutes(api, context.operations, before);
+  toolCallRoutes(api, context.operations, before);
   capabilityRoutes(api, services.capabilities, before);
   registryRoutes(api, services.registry, before);
   loadDistributionRoutes(api, services.loadDistribution, before);

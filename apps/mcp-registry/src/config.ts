@@ -28,8 +28,8 @@ export const mcpRegistryEnvShape = {
   MCP_DEFAULT_CAPACITY: int(10, 1),
   /** A session (and stdio process) unused for this long is closed; 0 keeps it until disconnect. */
   MCP_SESSION_IDLE_SECONDS: int(900),
+  /** Queue of scheduled checks; `<name>.on-demand` carries the `api` role's checks and tool calls. */
   MCP_HEALTH_QUEUE: z.string().default('mcp-registry.health-checks'),
-  MCP_TOOL_CALL_QUEUE: z.string().default('mcp-registry.tool-calls'),
   /** Redis prefix of the stream fan-out channel, live load counters and locks. */
   MCP_REDIS_PREFIX: z.string().default('mcp-registry'),
   /** Requests per minute per caller (engines' limit of spec 2) and the burst above it. */

@@ -18,10 +18,14 @@ import { RegistryInstance } from './supervisor/instance';
 import { ProcessRecords } from './supervisor/process-records';
 import { defaultSearchPath, defaultWorkRoot, type StdioPolicy } from './supervisor/stdio-launch';
 import { Supervisor } from './supervisor/supervisor';
+import { LocalOperations, type McpOperations } from './operations/mcp-operations';
+import { OperationsQueue } from './operations/operations-queue';
 import { ToolCallService } from './tool-calls/tool-call.service';
 
 export const SERVICE = 'mcp-registry';
 const REAP_INTERVAL_MS = 60_000;
+/** Forwarded operations a worker runs at once (tool calls may wait on slow tools). */
+const ON_DEMAND_CONCURRENCY = 64;
 
 export interface ContextOptions {
   /** Schedule checks for every enabled connection on start (off in tests that share the database). */
@@ -60,6 +64,10 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
   const loadDistribution = new LoadDistributionService({ repository, liveLoad });
   const cms = new CmsSyncService({ repository, connections });
   const runsWorker = config.SERVICE_ROLE !== 'api';
+  const local = new LocalOperations(healthChecks, toolCalls, config.MCP_CHECK_CONCURRENCY);
+  const operationsQueue = new OperationsQueue(`${config.MCP_HEALTH_QUEUE}.on-demand`, config.REDIS_URL, logger);
+  /** On-demand checks and tool calls: in process, except in the `api` role (forwarded to workers). */
+  const operations: McpOperations = runsWorker ? local : operationsQueue;
 
   // A connection disconnected on any replica ends its session and process here too.
   events.on((event) => {
@@ -81,7 +89,8 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     // Again later: a registry restarted within the heartbeat TTL sees its predecessor as alive.
     reaper = setInterval(() => void reap(), REAP_INTERVAL_MS);
     reaper.unref();
-    if (!runsWorker) return;
+    if (!runsWorker) return operationsQueue.startClient();
+    operationsQueue.startWorker(local, ON_DEMAND_CONCURRENCY);
     scheduler.startWorker(async (connectionId) => {
       const row = await repository.find(connectionId);
       if (!row || row.status === 'disconnected' || !row.healthCheckEnabled) return scheduler.unschedule(connectionId);
@@ -97,6 +106,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
   async function stop(): Promise<void> {
     if (reaper) clearInterval(reaper);
     await scheduler.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the scheduler failed'));
+    await operationsQueue.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the operations queue failed'));
     await supervisor.stopAll();
     await events.stop();
     await instance.stop();
@@ -116,6 +126,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     liveLoad,
     scheduler,
     stdioPolicy,
+    operations,
     services: { connections, healthChecks, toolCalls, discovery, capabilities, registry, loadDistribution, cms },
     start,
     stop,

@@ -1,11 +1,11 @@
 import { mcpRegistry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/service-kit';
 import type { RequestHandler } from 'express';
-import type { HealthCheckService } from './health-check.service';
+import type { McpOperations } from '../operations/mcp-operations';
 
 const tags = ['health checks'];
 
-export function healthCheckRoutes(api: ApiRouter, service: HealthCheckService, concurrency: number, before: RequestHandler[]): void {
+export function healthCheckRoutes(api: ApiRouter, operations: McpOperations, before: RequestHandler[]): void {
   api
     .route({
       method: 'post',
@@ -17,7 +17,7 @@ export function healthCheckRoutes(api: ApiRouter, service: HealthCheckService, c
       before,
       body: mcpRegistry.BatchHealthCheckRequest,
       responses: { 200: { description: 'One result per connection', schema: mcpRegistry.BatchHealthCheckResponse } },
-      handler: (req) => service.batch(req.valid.body.connectionIds, req.valid.body.timeout, concurrency),
+      handler: (req) => operations.batch(req.valid.body.connectionIds, req.valid.body.timeout),
     })
     .route({
       method: 'post',
@@ -33,6 +33,6 @@ export function healthCheckRoutes(api: ApiRouter, service: HealthCheckService, c
         404: { description: 'No such connection' },
         409: { description: 'The connection is disconnected' },
       },
-      handler: (req) => service.check(req.valid.params.connectionId),
+      handler: (req) => operations.check(req.valid.params.connectionId),
     });
 }

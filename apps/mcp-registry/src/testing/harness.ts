@@ -20,6 +20,8 @@ export interface Harness {
   admin: string;
   writer: string;
   reader: string;
+  /** The environment the registry was configured from (to start a second replica like it). */
+  env: NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
@@ -32,16 +34,16 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const queue = uniqueName('mcp-registry-test');
   // Every token of this harness has one subject, so its connections can be removed at the end.
   const sub = uniqueName('mcp-registry-tester');
-  const config = loadMcpRegistryConfig({
+  const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
     MCP_STDIO_ALLOWED_COMMANDS: `mcp-server-everything,node,mcp-does-not-exist-${process.pid}`,
     MCP_HEALTH_QUEUE: queue,
-    MCP_TOOL_CALL_QUEUE: `${queue}-tools`,
     MCP_STDIO_WORK_ROOT: path.join(os.tmpdir(), 'mcp-registry-test'),
     MCP_RATE_LIMIT: '100000',
     MCP_RATE_LIMIT_BURST: '100000',
     ...env,
-  });
+  };
+  const config = loadMcpRegistryConfig(fullEnv);
   const context = createRegistryContext(config, createLogger('mcp-registry', 'test', 'silent'), { reconcileSchedules: false });
   await context.start();
   const { app, stream } = createApp(context, issuer.verifier());
@@ -53,6 +55,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   return {
     issuer,
     context,
+    env: fullEnv,
     server,
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
@@ -65,9 +68,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await context.stop();
-      const leftover = new Queue(queue, { connection: { host: new URL(config.REDIS_URL).hostname, port: Number(new URL(config.REDIS_URL).port || 6379) } });
-      await leftover.obliterate({ force: true }).catch(() => undefined);
-      await leftover.close();
+      for (const name of [queue, `${queue}.on-demand`]) {
+        const leftover = new Queue(name, { connection: { host: new URL(config.REDIS_URL).hostname, port: Number(new URL(config.REDIS_URL).port || 6379) } });
+        await leftover.obliterate({ force: true }).catch(() => undefined);
+        await leftover.close();
+      }
       await issuer.stop();
     },
   };

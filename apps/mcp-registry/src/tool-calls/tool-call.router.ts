@@ -1,9 +1,9 @@
 import { mcpRegistry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/service-kit';
 import type { RequestHandler } from 'express';
-import type { ToolCallService } from './tool-call.service';
+import type { McpOperations } from '../operations/mcp-operations';
 
-export function toolCallRoutes(api: ApiRouter, service: ToolCallService, before: RequestHandler[]): void {
+export function toolCallRoutes(api: ApiRouter, operations: McpOperations, before: RequestHandler[]): void {
   api.route({
     method: 'post',
     path: '/connections/:connectionId/tools/:tool/call',
@@ -20,6 +20,6 @@ export function toolCallRoutes(api: ApiRouter, service: ToolCallService, before:
       409: { description: 'The connection is disconnected' },
       502: { description: 'The MCP server failed, timed out or could not be reached' },
     },
-    handler: (req) => service.call(req.valid.params.connectionId, req.valid.params.tool, req.valid.body.arguments, req.valid.body.timeout),
+    handler: (req) => operations.callTool(req.valid.params.connectionId, req.valid.params.tool, req.valid.body.arguments, req.valid.body.timeout),
   });
 }
