@@ -8,6 +8,7 @@
 //                                    MCP_CHECK_CONCURRENCY, the batch's parallelism, default 16)
 import { createLogger } from '@platform/service-kit';
 import { TestIssuer } from '@platform/testing';
+import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
     });
     const cases: Array<[string, object]> = [
       ['one capability (about 15% match), least-loaded, max 5', { capabilities: [capabilities[3]], loadBalancing: { strategy: 'least-loaded', maxConnections: 5 } }],
-      ['two capabilities + protocol + minUptime filters', { capabilities: [capabilities[3], capabilities[10]], filters: { protocol: 'http', minUptime: 600 }, loadBalancing: { strategy: 'least-loaded', maxConnections: 3 } }],
+      ['two capabilities + protocol + minUptime filters', { capabilities: [capabilities[3], capabilities[4]], filters: { protocol: 'http', minUptime: 600 }, loadBalancing: { strategy: 'least-loaded', maxConnections: 3 } }],
       ['no capability: all 1,000 match, least-loaded, max 10', { capabilities: [], loadBalancing: { strategy: 'least-loaded', maxConnections: 10 } }],
     ];
     for (const [label, body] of cases) {
@@ -147,7 +148,11 @@ async function main(): Promise<void> {
     await context.prisma.connection.deleteMany({ where: { createdBy: sub } });
     server.close();
     await context.stop();
-    await context.scheduler.close().catch(() => undefined);
+    for (const name of [config.MCP_HEALTH_QUEUE, `${config.MCP_HEALTH_QUEUE}.on-demand`]) {
+      const queue = new Queue(name, { connection: { host: new URL(config.REDIS_URL).hostname, port: Number(new URL(config.REDIS_URL).port || 6379) } });
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+    }
     await issuer.stop();
   }
 }
