@@ -111,6 +111,7 @@ export class ConnectionService {
     if (body.status && body.status !== current.status) {
       data.status = body.status;
       data.disconnectedAt = body.status === 'disconnected' ? new Date() : null;
+      if (body.status === 'disconnected') data.upSince = null;
       if (current.status === 'disconnected') data.healthStatus = 'initializing';
     }
     const row = await this.deps.repository.update(id, data);

@@ -169,7 +169,7 @@ export class HealthCheckService {
     const values = outcomes.map((o) => ({
       id: o.row.id,
       health: o.health,
-      status: o.status,
+      ok: o.ok,
       at: o.at.toISOString(),
       rt: o.responseTime,
       err: o.error ?? null,
@@ -178,25 +178,31 @@ export class HealthCheckService {
       recent: o.recent,
       digest: o.digest ?? null,
     }));
-    const updated = await this.deps.repository.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+    const updated = await this.deps.repository.prisma.$queryRawUnsafe<Array<{ id: string; status: string }>>(
       `UPDATE "mcp-registry"."Connection" AS c SET
-         "healthStatus" = v.health, "status" = v.status, "lastCheckAt" = v.at, "lastResponseTime" = v.rt,
+         "healthStatus" = v.health, "lastCheckAt" = v.at,
+         -- Decided on the current row, so an operator's PATCH made during the probe stands.
+         "status" = CASE WHEN NOT v.ok AND c.status = 'active' THEN 'error' WHEN v.ok AND c.status = 'error' THEN 'active' ELSE c.status END, "lastResponseTime" = v.rt,
          "lastError" = v.err, "upSince" = v.up, "checksPerformed" = c."checksPerformed" + 1,
          "failedChecks" = c."failedChecks" + v.failed, "recentChecks" = v.recent,
          "toolsDigest" = COALESCE(v.digest, c."toolsDigest"), "updatedAt" = v.at
-       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, health text, status text, at timestamp(3), rt float8, err text, up timestamp(3), failed int, recent boolean[], digest text)
+       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, health text, ok boolean, at timestamp(3), rt float8, err text, up timestamp(3), failed int, recent boolean[], digest text)
        WHERE c.id = v.id AND c.status <> 'disconnected'
-       RETURNING c.id::text AS id`,
+       RETURNING c.id::text AS id, c.status AS status`,
       JSON.stringify(values),
     );
-    const written = new Set(updated.map((row) => row.id));
+    const written = new Map(updated.map((row) => [row.id, row.status]));
     const events: RegistryEvent[] = [];
     for (const o of outcomes) {
       if (!written.has(o.row.id)) continue;
       if (o.tools && o.digest !== o.row.toolsDigest) await this.deps.repository.replaceTools(o.row.id, o.row.declaredCapabilities, o.tools);
       const timestamp = o.at.toISOString();
       events.push({ type: 'health-check', connectionId: o.row.id, health: o.health, responseTime: o.responseTime, ...(o.error && { error: o.error }), timestamp });
-      if (o.status !== o.row.status) events.push({ type: 'connection-status', connectionId: o.row.id, status: o.status, previousStatus: o.row.status, timestamp });
+      const status = written.get(o.row.id)!;
+      o.status = status;
+      if (status !== o.row.status && status === statusAfter(o.row.status, o.ok)) {
+        events.push({ type: 'connection-status', connectionId: o.row.id, status, previousStatus: o.row.status, timestamp });
+      }
     }
     await this.deps.events.publishAll(events);
   }

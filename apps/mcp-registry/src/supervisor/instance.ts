@@ -36,7 +36,10 @@ export class RegistryInstance {
   }
 
   private async beat(): Promise<void> {
-    await this.redis.zadd(this.instancesKey, Date.now(), this.id);
+    const now = Date.now();
+    await this.redis.zadd(this.instancesKey, now, this.id);
+    // Instances that died without saying goodbye fall out after a while.
+    await this.redis.zremrangebyscore(this.instancesKey, '-inf', now - 10 * TTL_MS);
     for (const beat of this.beats) await beat(this.redis);
   }
 
