@@ -71,7 +71,9 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
 
   // A connection disconnected on any replica ends its session and process here too.
   events.on((event) => {
-    if (event.type === 'connection-status' && event.status === 'disconnected') void supervisor.stop(event.connectionId);
+    if (event.type === 'connection-status' && event.status === 'disconnected') {
+      supervisor.stop(event.connectionId).catch((error: unknown) => logger.warn({ err: error, connectionId: event.connectionId }, 'stopping a session failed'));
+    }
   });
 
   let reaper: NodeJS.Timeout | undefined;

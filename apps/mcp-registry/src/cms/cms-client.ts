@@ -51,6 +51,7 @@ export class JsonApiCollection {
       resources.push(...body.data.filter((item) => item && typeof item.id === 'string' && typeof item.attributes === 'object'));
       const link = body.links?.next;
       next = typeof link === 'string' ? link : link?.href;
+      if (next && !URL.canParse(next, this.url)) throw cmsError('The CMS answered with an invalid `links.next`');
       if (next) next = new URL(next, this.url).toString();
     }
     return resources;

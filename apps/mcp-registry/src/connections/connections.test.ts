@@ -130,4 +130,26 @@ describe('connections', () => {
     const replaced = await request(h.url).post('/registry/import').set('Authorization', h.writer).send({ connections: [{ ...mine, capabilities: ['other'] }], onConflict: 'replace' });
     expect(replaced.body.updated).toEqual([{ id: imported.body.imported[0].id, name: res.body.name }]);
   });
+
+  it('answers bad input with a 4xx in the error shape, never a 500', async () => {
+    const cases: Array<[string, string, unknown, string]> = [
+      ['post', '/connections', { name: 'x', protocol: 'http', endpoint: { url: 'not a url' } }, h.writer],
+      ['post', '/connections', { name: 'x', protocol: 'http', endpoint: 'http://x' }, h.writer],
+      ['post', '/connections', { name: 'x', protocol: 'stdio', endpoint: { command: 'mcp-server-everything', args: 'stdio' } }, h.admin],
+      ['post', '/connections', [1, 2, 3], h.writer],
+      ['post', '/connections/discover', { capabilities: [1], filters: { minUptime: -1 } }, h.reader],
+      ['post', '/connections/health-check/batch', { connectionIds: ['nope'], timeout: 1 }, h.writer],
+      ['post', '/connections/health-check/batch', { connectionIds: [] }, h.writer],
+      ['post', '/connections/00000000-0000-4000-8000-000000000000/tools/echo/call', { arguments: 'x' }, h.writer],
+      ['post', '/registry/import', { connections: [{ name: 'x' }] }, h.writer],
+      ['post', '/cms/sync', { cmsEndpoint: 'not a url', apiKey: 'k' }, h.writer],
+      ['patch', '/connections/00000000-0000-4000-8000-000000000000', { metadata: 'x' }, h.writer],
+      ['get', '/connections?limit=9999&offset=-1', undefined, h.reader],
+    ];
+    for (const [method, url, body, token] of cases) {
+      const res = await request(h.url)[method as 'post'](url).set('Authorization', token).send(body as object);
+      expect([url, res.status]).toEqual([url, 400]);
+      expect(res.body).toMatchObject({ error: { type: 'validation_error', code: 'invalid_request', details: { issues: expect.any(Array) } }, requestId: expect.any(String) });
+    }
+  });
 });

@@ -39,7 +39,12 @@ export class RegistryStream {
   }
 
   attach(server: Server): void {
-    server.on('upgrade', (request, socket, head) => void this.upgrade(request, socket, head));
+    server.on('upgrade', (request, socket, head) => {
+      this.upgrade(request, socket, head).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'stream upgrade failed');
+        socket.destroy();
+      });
+    });
     this.pingTimer = setInterval(() => {
       for (const socket of this.wss.clients) socket.ping();
     }, 30_000);
@@ -47,6 +52,7 @@ export class RegistryStream {
   }
 
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (!URL.canParse(request.url ?? '/', 'http://registry')) return refuse(socket, 404, 'not_found_error', 'route_not_found', 'Unreadable path');
     const url = new URL(request.url ?? '/', 'http://registry');
     if (url.pathname !== STREAM_PATH) return refuse(socket, 404, 'not_found_error', 'route_not_found', `No WebSocket endpoint at ${url.pathname}`);
     const token = tokenOf(request, url);

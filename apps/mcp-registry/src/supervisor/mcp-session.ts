@@ -63,7 +63,7 @@ export class McpSession {
     }
     this.client.onclose = () => {
       if (!this.closing) {
-        void this.close();
+        this.close().catch(() => undefined);
         this.hooks.onUnexpectedClose(this);
       }
     };
@@ -117,6 +117,7 @@ export class McpSession {
     // Anything of the group still alive (children that ignored SIGTERM) goes now.
     if (pid) signalGroup(pid, 'SIGKILL');
     if (this.workDir) removeWorkDir(this.workDir, this.policy.workRoot);
-    if (pid) await this.hooks.onProcessGone?.(this);
+    // The record goes last; a database hiccup here must not fail the close (the reaper cleans up).
+    if (pid) await Promise.resolve(this.hooks.onProcessGone?.(this)).catch(() => undefined);
   }
 }

@@ -47,7 +47,7 @@ export class Supervisor {
     private readonly idleMs = 0,
   ) {
     if (idleMs > 0) {
-      this.idleTimer = setInterval(() => void this.closeIdle(), Math.min(idleMs, 60_000));
+      this.idleTimer = setInterval(() => void this.closeIdle().catch((error: unknown) => this.logger.warn({ err: error }, 'closing idle sessions failed')), Math.min(idleMs, 60_000));
       this.idleTimer.unref();
     }
   }

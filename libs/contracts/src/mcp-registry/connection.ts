@@ -58,6 +58,8 @@ export const RegisterConnectionRequest = z
       ctx.addIssue({ code: 'custom', path: ['endpoint', 'url'], message: `a ${protocol} connection needs endpoint.url` });
       return;
     }
+    // Refinements run even when the url check above failed: never let an invalid URL throw here.
+    if (!URL.canParse(endpoint.url)) return;
     const scheme = new URL(endpoint.url).protocol;
     const allowed = protocol === 'http' ? ['http:', 'https:'] : ['ws:', 'wss:'];
     if (!allowed.includes(scheme)) ctx.addIssue({ code: 'custom', path: ['endpoint', 'url'], message: `a ${protocol} connection needs a ${allowed.join(' or ')} url` });

@@ -51,7 +51,10 @@ export const LoadDistributionResponse = z.object({
 
 export const CmsSyncRequest = z.object({
   /** The JSON:API collection of MCP connections on the CMS, e.g. https://cms.example/jsonapi/mcp_connection. */
-  cmsEndpoint: z.string().url().refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be an http(s) URL'),
+  cmsEndpoint: z
+    .string()
+    .url()
+    .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), 'must be an http(s) URL'),
   apiKey: z.string().min(1),
   syncMode: z.enum(['bidirectional', 'push', 'pull']).default('bidirectional'),
 });
