@@ -10,7 +10,7 @@ import { startHarness, stdioEverything, type Harness } from '../testing/harness'
  */
 describe('api and worker roles', () => {
   let api: Harness;
-  let worker: RegistryContext;
+  let worker: RegistryContext | undefined;
 
   beforeAll(async () => {
     api = await startHarness({ SERVICE_ROLE: 'api' });
@@ -33,7 +33,7 @@ describe('api and worker roles', () => {
     expect(check.status).toBe(200);
     expect(check.body).toMatchObject({ health: { status: 'healthy' }, diagnostics: { processRunning: true } });
     expect(api.context.supervisor.size).toBe(0);
-    expect(worker.supervisor.diagnostics(id).pid).toBe(check.body.diagnostics.pid);
+    expect(worker!.supervisor.diagnostics(id).pid).toBe(check.body.diagnostics.pid);
 
     const call = await request(api.url).post(`/connections/${id}/tools/echo/call`).set('Authorization', api.writer).send({ arguments: { message: 'through the queue' } });
     expect(call.status).toBe(200);
@@ -51,6 +51,18 @@ describe('api and worker roles', () => {
     // Disconnecting through the API replica ends the process on the worker.
     await request(api.url).delete(`/connections/${id}`).set('Authorization', api.admin).expect(200);
     const { eventually } = await import('@platform/testing');
-    await eventually(() => worker.supervisor.size === 0);
+    await eventually(() => worker!.supervisor.size === 0);
+  });
+
+  it('leaves no server process behind when the worker shuts down', async () => {
+    const created = await request(api.url).post('/connections').set('Authorization', api.admin).send(stdioEverything());
+    const check = await request(api.url).post(`/connections/${created.body.id}/health-check`).set('Authorization', api.writer);
+    const pid = check.body.diagnostics.pid as number;
+    const { isRunning } = await import('../supervisor/process-info');
+    expect(isRunning(pid)).toBe(true);
+    await worker!.stop();
+    worker = undefined;
+    expect(isRunning(pid)).toBe(false);
+    expect(await api.context.prisma.supervisedProcess.count({ where: { pid } })).toBe(0);
   });
 });
