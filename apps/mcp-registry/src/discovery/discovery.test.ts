@@ -17,7 +17,7 @@ describe('discovery and load balancing', () => {
     const res = await request(h.url)
       .post('/connections')
       .set('Authorization', h.writer)
-      .send({ name, protocol: 'http', endpoint: { url }, capabilities: [`${tool}-declared`], capacity, healthCheck: { enabled: false, interval: 30, timeout: 3000 } });
+      .send({ name, protocol: 'http', endpoint: { url }, capabilities: [`${tool}-declared`], capacity, healthCheck: { enabled: false, interval: 30, timeout: 20_000 } });
     expect(res.status).toBe(201);
     await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
     return res.body.id as string;

@@ -23,7 +23,7 @@ describe('http and websocket connections', () => {
     request(h.url)
       .post('/connections')
       .set('Authorization', h.writer)
-      .send({ name: uniqueName(protocol), type: 'server', protocol, endpoint: { url }, capabilities: ['lookup'], healthCheck: { enabled: false, interval: 30, timeout: 3000 }, ...extra });
+      .send({ name: uniqueName(protocol), type: 'server', protocol, endpoint: { url }, capabilities: ['lookup'], healthCheck: { enabled: false, interval: 30, timeout: 20_000 }, ...extra });
 
   it('registers an http server without admin rights and checks it healthy with its tools', async () => {
     const res = await register('http', httpServer.url);
@@ -70,7 +70,7 @@ describe('http and websocket connections', () => {
   });
 
   it('runs scheduled checks through the queue', async () => {
-    const res = await register('http', httpServer.url, { healthCheck: { enabled: true, interval: 5, timeout: 3000 } });
+    const res = await register('http', httpServer.url, { healthCheck: { enabled: true, interval: 5, timeout: 20_000 } });
     const { eventually } = await import('@platform/testing');
     const detail = await eventually(async () => {
       const body = (await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader)).body;

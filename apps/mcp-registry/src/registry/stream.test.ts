@@ -66,7 +66,7 @@ describe('/registry/stream', () => {
     const created = await request(h.url)
       .post('/connections')
       .set('Authorization', h.writer)
-      .send({ name: uniqueName('streamed'), protocol: 'http', endpoint: { url: server.url }, healthCheck: { enabled: false, interval: 30, timeout: 3000 } });
+      .send({ name: uniqueName('streamed'), protocol: 'http', endpoint: { url: server.url }, healthCheck: { enabled: false, interval: 30, timeout: 20_000 } });
     const id = created.body.id as string;
     await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ status: 'idle' }).expect(200);
     await request(h.url).post(`/connections/${id}/health-check`).set('Authorization', h.writer).expect(200);

@@ -78,6 +78,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   };
 }
 
+/** The reference server over stdio; the generous timeout keeps a cold start on a busy machine `healthy`. */
 export function stdioEverything(name = uniqueName('everything'), extra: Record<string, unknown> = {}) {
   return {
     name,
@@ -86,7 +87,7 @@ export function stdioEverything(name = uniqueName('everything'), extra: Record<s
     endpoint: { command: 'mcp-server-everything', args: ['stdio'] },
     capabilities: ['demo'],
     metadata: { owner: 'tests', environment: 'test' },
-    healthCheck: { enabled: false, interval: 30, timeout: 10_000 },
+    healthCheck: { enabled: false, interval: 30, timeout: 30_000 },
     ...extra,
   };
 }
