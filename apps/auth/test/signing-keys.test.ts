@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { decodeCompactJws } from '@platform/jwt';
 import { eventually } from '@platform/testing';
 import { keyRotationWorker, scheduleKeyRotation } from '../src/signing-keys/key-rotation.queue';
@@ -80,6 +81,10 @@ describe('signing keys', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('refuses to start, naming the variable, when AUTH_ENCRYPTION_KEY cannot open the stored keys', async () => {
+    await expect(startAuth({ AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(/AUTH_ENCRYPTION_KEY does not open the stored signing key/);
   });
 
   it('lets only admins rotate', async () => {

@@ -42,7 +42,8 @@ export async function ensureDatabase(databaseUrl: string, schema: string): Promi
     try {
       await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
     } catch (createError) {
-      if ((createError as { code?: string }).code !== '42P04') throw createError; // created meanwhile
+      // Created meanwhile by another service: 42P04, or 23505 when both inserts race in the catalog.
+      if (!['42P04', '23505'].includes((createError as { code?: string }).code ?? '')) throw createError;
     } finally {
       await admin.end();
     }
@@ -72,6 +73,8 @@ export async function migrateDatabase(service: string, databaseUrl: string, pris
   }
 }
 
+const MIGRATED = /All migrations have been successfully applied|No pending migrations to apply/;
+
 async function runMigrateDeploy(service: string, databaseUrl: string, prismaRoot: string): Promise<{ code: number | null; output: string }> {
   const config = path.join(prismaRoot, service, 'prisma.config.ts');
   const bin = require.resolve('prisma/build/index.js');
@@ -81,7 +84,14 @@ async function runMigrateDeploy(service: string, databaseUrl: string, prismaRoot
       env: { ...process.env, DATABASE_URL: databaseUrl, [`${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`]: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.push(chunk);
+      // The schema engine keeps the CLI alive ~10 s after it is done; success is final once printed.
+      if (MIGRATED.test(Buffer.concat(output).toString())) {
+        child.kill('SIGTERM');
+        resolve(0);
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
     child.on('error', reject);
     child.on('exit', resolve);

@@ -1,5 +1,5 @@
 import type { auth } from '@platform/contracts';
-import { conflict } from '@platform/service-kit';
+import { ConfigError, conflict } from '@platform/service-kit';
 import type { Redis } from 'ioredis';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -82,10 +82,18 @@ export class KeyRing {
         kid: row.kid,
         jwk: row.publicJwk as Jwk,
         publicKey: createPublicKey({ key: row.publicJwk as object, format: 'jwk' } as Parameters<typeof createPublicKey>[0]),
-        privateKey: createPrivateKey(this.box.open(row.privateKeyEncrypted)),
+        privateKey: createPrivateKey(this.openPrivateKey(row.kid, row.privateKeyEncrypted)),
       };
       return { ...base, publishedAt: row.publishedAt, activatesAt: row.activatesAt, retiredAt: row.retiredAt, expiresAt: row.expiresAt };
     });
+  }
+
+  private openPrivateKey(kid: string, sealed: string): string {
+    try {
+      return this.box.open(sealed);
+    } catch {
+      throw new ConfigError(`AUTH_ENCRYPTION_KEY does not open the stored signing key ${kid}: it differs from the key the signing keys were sealed with`);
+    }
   }
 
   /** The newest key whose activation time has come. */
