@@ -32,7 +32,11 @@ export async function startAuth(overrides: Record<string, string> = {}) {
   });
   const db = createAuthDatabase(config.DATABASE_URL);
   const redis = createRedis(config.REDIS_URL);
-  const service = await createAuthService({ config, db, redis, logger: createLogger('auth', 'test', 'silent') });
+  const service = await createAuthService({ config, db, redis, logger: createLogger('auth', 'test', 'silent') }).catch(async (error: unknown) => {
+    await db.$disconnect();
+    redis.disconnect();
+    throw error;
+  });
   const ip = clientIp();
   const http = () => ({
     get: (path: string) => request(service.app).get(path).set('X-Forwarded-For', ip),
