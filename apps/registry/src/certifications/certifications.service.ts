@@ -9,6 +9,16 @@ import type { Certification } from '../generated/prisma/client';
 import { certificationPassed, runCertificationChecks } from './certification-checks';
 import type { CertificationQueue } from './certification-queue';
 
+/** Rejects when `work` has not settled within `ms` (BullMQ waits for a Redis connection indefinitely). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 type WithAgent = Certification & { agent: { namespace: string; name: string } };
 
 export function certificationBody(row: WithAgent): registry.Certification {
@@ -36,6 +46,8 @@ export class CertificationsService {
     private readonly agents: AgentsService,
     private readonly queue: TypedQueue<CertificationQueue['payload']>,
     private readonly logger: Logger,
+    /** How long a request waits for Redis to take the job before answering 503. */
+    private readonly queueTimeoutMs = 3000,
   ) {}
 
   /** Records a request for the given version (default: latest, else the highest pre-release) and queues the job. */
@@ -51,7 +63,7 @@ export class CertificationsService {
     if (!row || row.unpublishedAt) throw notFound(`Version ${version} of ${namespace}/${name} not found`);
     const certification = await this.db.certification.create({ data: { agentId: agent.id, version, requestedBy: who.sub }, include: withAgent });
     try {
-      await this.queue.add('certify', { certificationId: certification.id }, { jobId: certification.id });
+      await withTimeout(this.queue.add('certify', { certificationId: certification.id }, { jobId: certification.id }), this.queueTimeoutMs);
     } catch (error) {
       this.logger.error({ err: error }, 'certification job not queued');
       await this.db.certification.update({ where: { id: certification.id }, data: { status: 'error', error: 'the job could not be queued', completedAt: new Date() } });

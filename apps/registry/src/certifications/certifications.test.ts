@@ -118,3 +118,22 @@ describe('certification requests', () => {
     expect((await request(h.app).get('/api/v1/certifications')).status).toBe(401);
   });
 });
+
+describe('certification requests while the queue is down', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ queueClosed: true });
+  });
+  afterAll(() => h.stop());
+
+  it('answers 503 and records the certification as error instead of leaving it queued forever', async () => {
+    const owner = h.user();
+    const ns = uniqueName('cert');
+    await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0' })).expect(201);
+    const res = await request(h.app).post(`/api/v1/certifications/${ns}/agent/request`).set('Authorization', owner.auth).send({});
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('service_unavailable');
+    const list = await request(h.app).get(`/api/v1/certifications?namespace=${ns}`).set('Authorization', owner.auth);
+    expect(list.body.items).toEqual([expect.objectContaining({ status: 'error', error: 'the job could not be queued' })]);
+  });
+});

@@ -27,7 +27,7 @@ let migrated: Promise<void> | undefined;
  * The registry app against the machine's real Postgres and Redis, with a real JWKS issuer on
  * loopback. Each test names its own namespaces (uniqueName), so files share the database safely.
  */
-export async function startHarness(options: { worker?: boolean; rateLimit?: number } = {}): Promise<Harness> {
+export async function startHarness(options: { worker?: boolean; rateLimit?: number; queueClosed?: boolean } = {}): Promise<Harness> {
   migrated ??= migrateDatabase('registry', testDatabaseUrl);
   await migrated;
   const issuer = await new TestIssuer().start();
@@ -50,6 +50,8 @@ export async function startHarness(options: { worker?: boolean; rateLimit?: numb
     verifier: issuer.verifier(),
     certificationQueue: queue,
   });
+  // A queue whose connection is gone: what the API sees when Redis drops.
+  if (options.queueClosed) await queue.close();
   const worker = options.worker ? startCertificationWorker({ redisUrl: testRedisUrl, service: services.certifications, logger, concurrency: 2 }) : undefined;
   return {
     app,
@@ -68,7 +70,7 @@ export async function startHarness(options: { worker?: boolean; rateLimit?: numb
     stop: async () => {
       await worker?.close();
       await services.usage.flush();
-      await queue.close();
+      if (!options.queueClosed) await queue.close();
       await redis.quit();
       await db.$disconnect();
       await issuer.stop();
