@@ -53,6 +53,14 @@ function convert(document: unknown, from: ManifestFormat): Buffer {
   return Buffer.from(from === 'json' ? YAML.stringify(document, { lineWidth: 0 }) : `${JSON.stringify(document, null, 2)}\n`, 'utf8');
 }
 
+/** Whether any key or string value holds a NUL character (Postgres jsonb cannot store one). */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\0') || hasNul(item));
+  return false;
+}
+
 const invalid = (message: string, issues: ManifestIssue[], extra: Record<string, unknown> = {}) =>
   badRequest(message, { issues, ...extra });
 
@@ -77,6 +85,9 @@ export function acceptManifest(raw: RawManifest): AcceptedManifest {
     throw invalid('The manifest is invalid', result.errors, { warnings: result.warnings, schemaVersion: result.schemaVersion, format: result.format });
   }
   const document = result.manifest as unknown as Record<string, unknown>;
+  if (hasNul(document)) {
+    throw invalid('The manifest contains a NUL character (\\u0000), which the registry cannot store', [{ path: '$', message: 'remove NUL characters', code: 'registry.nul_character' }]);
+  }
   const metadata = (document.metadata ?? {}) as Record<string, unknown>;
   const version = metadata.version;
   if (typeof version !== 'string' || !registry.SemanticVersion.safeParse(version).success || !semver.valid(version)) {

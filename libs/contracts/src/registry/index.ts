@@ -18,6 +18,13 @@ export const SemanticVersion = z
     'a semantic version such as 1.2.3 or 2.0.0-rc.1',
   );
 
+/** Text Postgres can store and a filter can match: no NUL or other control characters. */
+// eslint-disable-next-line no-control-regex
+const PLAIN_TEXT = /^[^\u0000-\u001f\u007f]*$/;
+const plain = (max: number) => z.string().min(1).max(max).regex(PLAIN_TEXT, 'no control characters');
+// eslint-disable-next-line no-control-regex
+const storable = (schema: z.ZodString) => schema.regex(/^[^\u0000]*$/, 'no NUL characters');
+
 export const AgentParams = z.object({ namespace: RegistryNamespace, name: RegistryAgentName });
 export type AgentParams = z.infer<typeof AgentParams>;
 /** A version, or `latest` for the highest published non-prerelease. */
@@ -32,11 +39,11 @@ export const AgentFilters = z.object({
   namespace: RegistryNamespace.optional(),
   certified: QueryBoolean.optional(),
   /** A compliance framework the agent declares (for example `soc2`); matched case-insensitively. */
-  compliance: z.string().min(1).max(64).optional(),
+  compliance: plain(64).optional(),
   /** A security capability from spec 1's list (for example `network-outbound`), required or optional. */
-  capability: z.string().min(1).max(64).optional(),
+  capability: plain(64).optional(),
   kind: ManifestKind.optional(),
-  agentKind: z.string().min(1).max(64).optional(),
+  agentKind: plain(64).optional(),
   tier: SecurityTier.optional(),
 });
 
@@ -44,7 +51,7 @@ export const AgentListQuery = PageQuery.extend(AgentFilters.shape).strict();
 export type AgentListQuery = z.infer<typeof AgentListQuery>;
 
 export const SearchQuery = AgentListQuery.extend({
-  q: z.string().trim().min(1, 'q is required').max(256),
+  q: z.string().trim().min(1, 'q is required').max(256).regex(PLAIN_TEXT, 'no control characters'),
 }).strict();
 export type SearchQuery = z.infer<typeof SearchQuery>;
 
@@ -53,11 +60,11 @@ const httpUrl = z.string().url().max(2048).refine((value) => /^https?:\/\//.test
 /** Agent-level metadata (never the manifest): `PUT /agents/{namespace}/{name}`. `null` clears. */
 export const AgentUpdateBody = z
   .object({
-    displayName: z.string().min(1).max(200).nullable(),
-    summary: z.string().max(2000).nullable(),
+    displayName: storable(z.string().min(1).max(200)).nullable(),
+    summary: storable(z.string().max(2000)).nullable(),
     homepage: httpUrl.nullable(),
     repository: httpUrl.nullable(),
-    keywords: z.array(z.string().min(1).max(63)).max(50),
+    keywords: z.array(plain(63)).max(50),
     compliance: z.array(z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase framework identifiers such as soc2, hipaa, iso-27001')).max(30),
   })
   .partial()
