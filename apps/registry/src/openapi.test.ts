@@ -47,6 +47,8 @@ describe('the registry app', () => {
       if (!route.startsWith('/api/v1/schemas')) expect(doc.paths[route][method].security).toEqual([{ bearerAuth: [] }]);
     }
     expect(doc.paths['/api/v1/agents'].post.requestBody).toBeDefined();
+    const searchParams = doc.paths['/api/v1/search'].get.parameters.map((parameter: { name: string }) => parameter.name);
+    expect(searchParams).toEqual(expect.arrayContaining(['q', 'filters', 'namespace', 'certified', 'compliance', 'limit', 'offset']));
     expect(doc.paths['/api/v1/agents/{namespace}/{name}/versions/{version}/manifest'].get.responses['200'].content).toHaveProperty('application/yaml');
   });
 

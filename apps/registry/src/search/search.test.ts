@@ -111,4 +111,21 @@ describe('search', () => {
     await request(h.app).delete(`/api/v1/agents/${own}/plain`).set('Authorization', owner.auth).expect(204);
     expect((await request(h.app).get(`/api/v1/search?q=${keyword}`).set('Authorization', reader)).body.total).toBe(0);
   });
+
+  it('takes the filters in one `filters` parameter too (key:value pairs or JSON), and refuses bad or conflicting ones', async () => {
+    const q = `/api/v1/search?q=${word}&namespace=${ns}`;
+    const pairs = await request(h.app).get(`${q}&filters=${encodeURIComponent('kind:Task, tier:tier_3_write_elevated')}`).set('Authorization', reader);
+    expect(names(pairs)).toEqual(['helper']);
+    const json = await request(h.app).get(`${q}&filters=${encodeURIComponent('{"agentKind":"reviewer","certified":false}')}`).set('Authorization', reader);
+    expect(names(json)).toEqual(['tagged']);
+    const same = await request(h.app).get(`${q}&kind=Task&filters=kind:Task`).set('Authorization', reader);
+    expect(names(same)).toEqual(['helper']);
+    for (const filters of ['kind:Robot', 'colour:blue', 'kind', '{"kind":', '[1]', 'certified:maybe']) {
+      const res = await request(h.app).get(`${q}&filters=${encodeURIComponent(filters)}`).set('Authorization', reader);
+      expect([filters, res.status, res.body.error?.details?.issues?.[0]?.path]).toEqual([filters, 400, 'query.filters']);
+    }
+    const conflict = await request(h.app).get(`${q}&kind=Agent&filters=kind:Task`).set('Authorization', reader);
+    expect(conflict.status).toBe(400);
+    expect(conflict.body.error.details.issues[0].code).toBe('conflicting_filters');
+  });
 });

@@ -52,8 +52,16 @@ export type AgentListQuery = z.infer<typeof AgentListQuery>;
 
 export const SearchQuery = AgentListQuery.extend({
   q: z.string().trim().min(1, 'q is required').max(256).regex(PLAIN_TEXT, 'no control characters'),
+  /**
+   * Spec 2's `filters`: the same filters in one parameter, as `key:value` pairs separated by commas
+   * (`certified:true,tier:tier_3_write_elevated`) or as a JSON object (`{"certified":true}`).
+   */
+  filters: z.string().max(1024).regex(PLAIN_TEXT, 'no control characters').optional(),
 }).strict();
 export type SearchQuery = z.infer<typeof SearchQuery>;
+
+/** The filters of `filters=` once read; each value is checked like the separate parameter. */
+export const SearchFilters = AgentFilters.extend({ certified: z.union([z.boolean(), QueryBoolean]).optional() }).strict();
 
 const httpUrl = z.string().url().max(2048).refine((value) => /^https?:\/\//.test(value), 'an http(s) URL');
 
