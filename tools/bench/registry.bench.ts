@@ -40,7 +40,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** Runs `request` from CONCURRENCY loops for SECONDS; returns requests per second. */
 async function throughput(name: string, request: (i: number) => Promise<void>): Promise<number> {
-  for (let i = 0; i < 50; i++) await request(-1 - i);
+  for (let i = 0; i < 200; i++) await request(-1 - i);
   let next = 0;
   let done = 0;
   const deadline = Date.now() + SECONDS * 1000;
