@@ -8,7 +8,8 @@ export function createDb(databaseUrl: string, poolSize = 10): Db {
   return new PrismaClient({ adapter: prismaAdapter(databaseUrl, 'registry', poolSize) });
 }
 
-/** Prisma's unique-constraint violation. */
+/** A unique-constraint violation: P2002 from a model query, SQLSTATE 23505 inside a raw one (P2010). */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | undefined)?.code === 'P2002';
+  const known = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } } } | undefined;
+  return known?.code === 'P2002' || (known?.code === 'P2010' && (known.meta?.code === '23505' || known.meta?.driverAdapterError?.cause?.originalCode === '23505'));
 }

@@ -1,6 +1,6 @@
 import semver from 'semver';
 import { Prisma } from '../generated/prisma/client';
-import type { Db } from '../database';
+import { isUniqueViolation, type Db } from '../database';
 import { EMPTY_SUMMARY, searchTerms, summarizeManifest } from './manifest-summary';
 
 export type Tx = Prisma.TransactionClient;
@@ -58,7 +58,7 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Pr
   try {
     return await db.$transaction(work);
   } catch (error) {
-    if ((error as { code?: string }).code !== 'P2002') throw error;
+    if (!isUniqueViolation(error)) throw error;
     return db.$transaction(work);
   }
 }
