@@ -74,6 +74,11 @@ describe('signing keys', () => {
       expect(await jwksKids()).toContain(rotated.body.kid);
       const token = await slow.login(user.username, user.password);
       expect(kidOf(token.access_token)).toBe(current);
+      // A replica (re)starting during the pre-publication window adds no key of its own.
+      const keysBefore = await slow.db.signingKey.count();
+      const restarted = await startAuth();
+      await restarted.close();
+      expect(await slow.db.signingKey.count()).toBe(keysBefore);
       const again = await slow.http().post('/api/v1/auth/admin/signing-keys/rotate').set('Authorization', `Bearer ${await slow.admin()}`);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('conflict');

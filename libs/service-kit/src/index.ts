@@ -12,4 +12,5 @@ export * from './queues';
 export * from './rate-limit';
 export * from './redis';
 export * from './request-context';
+export * from './request-logger';
 export * from './service';

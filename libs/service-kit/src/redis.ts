@@ -5,7 +5,8 @@ import { Redis, type RedisOptions } from 'ioredis';
  * request never hangs on a Redis outage. BullMQ workers need their own (see queues.ts).
  */
 export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, ...options });
+  // Auto-pipelining sends the commands of one event-loop tick in one write: fewer syscalls under load.
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true, ...options });
 }
 
 /** Resolves once the connection is ready, or rejects with a message that says what to do. */

@@ -1,6 +1,5 @@
 import express, { type Express, type Router } from 'express';
 import type { Server } from 'node:http';
-import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
 import type { ApiRouter } from './api-router';
 import { errorHandler, routeNotFound } from './error-handler';
@@ -8,6 +7,7 @@ import { healthRouter, type HealthOptions } from './health';
 import { metrics } from './metrics';
 import { buildOpenApiDocument, openApiRouter, type OpenApiInfo } from './openapi';
 import { requestContext } from './request-context';
+import { requestLogger } from './request-logger';
 
 export interface ServiceAppOptions {
   name: string;
@@ -35,14 +35,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const { middleware: measure, router: metricsRouter } = metrics(options.name);
 
   app.use(requestContext);
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      genReqId: (req) => (req as typeof req & { id: string }).id,
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-      autoLogging: { ignore: (req) => req.url?.startsWith('/health') ?? false },
-    }),
-  );
+  app.use(requestLogger(options.logger));
   app.use(measure);
   app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
   app.use(healthRouter({ ...options.health, version: options.openapi.version }));

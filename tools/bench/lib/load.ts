@@ -15,7 +15,8 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 /** A keep-alive JSON POST; resolves with the status and parsed body. */
-export function post(agent: http.Agent, url: URL, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- benchmark responses are read loosely
+export function post(agent: http.Agent, url: URL, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, any> }> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } }, (res) => {

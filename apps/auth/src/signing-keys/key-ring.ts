@@ -55,11 +55,16 @@ export class KeyRing {
 
   /** Loads the keys, creates the first one on a fresh database, and follows other replicas' rotations. */
   async start(): Promise<void> {
-    await this.withRotationLock(async (tx) => {
-      const active = await tx.signingKey.count({ where: { activatesAt: { lte: new Date() }, retiredAt: null } });
-      if (active === 0) await this.insertKey(tx, new Date());
-    });
+    // Load first: a wrong AUTH_ENCRYPTION_KEY must stop start-up before anything is written.
     await this.load();
+    if (!this.hasActiveKey()) {
+      await this.withRotationLock(async (tx) => {
+        const now = new Date();
+        const active = await tx.signingKey.count({ where: { activatesAt: { lte: now }, OR: [{ retiredAt: null }, { retiredAt: { gt: now } }] } });
+        if (active === 0) await this.insertKey(tx, now);
+      });
+      await this.load();
+    }
     this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null }); // subscribers wait for their connection
     this.subscriber.on('message', () => void this.load().catch(() => undefined));
     this.subscriber.on('error', () => undefined);
@@ -94,6 +99,10 @@ export class KeyRing {
     } catch {
       throw new ConfigError(`AUTH_ENCRYPTION_KEY does not open the stored signing key ${kid}: it differs from the key the signing keys were sealed with`);
     }
+  }
+
+  private hasActiveKey(now = new Date()): boolean {
+    return this.keys.some((key) => key.activatesAt <= now && (!key.retiredAt || key.retiredAt > now));
   }
 
   /** The newest key whose activation time has come. */
