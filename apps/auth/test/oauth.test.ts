@@ -36,8 +36,8 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     expect(JSON.stringify(configured.body)).not.toContain('platform-test-secret');
   });
   afterAll(async () => {
-    await auth.close();
-    idp.stop();
+    idp?.stop(); // first: a failed start must not leave the provider process behind
+    await auth?.close();
   });
 
   const authorize = (query: Record<string, string>) => auth.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, client_id: 'web', ...query })}`);
