@@ -82,7 +82,7 @@ export class TokenVerifier {
     if (!Array.isArray(aud) || !aud.includes(this.options.audience)) {
       throw new TokenError('invalid_audience', 'The token is not meant for this service');
     }
-    const parsed = AccessTokenClaims.safeParse({ ...payload, aud });
+    const parsed = AccessTokenClaims.safeParse(aud === payload.aud ? payload : { ...payload, aud });
     if (!parsed.success) throw new TokenError('invalid_claims', 'The token claims are incomplete');
     if (this.options.revocations?.isRevoked(parsed.data.jti)) {
       throw new TokenError('token_revoked', 'The token has been revoked');
