@@ -7,7 +7,7 @@ import { round } from '../connections/connection.repository';
 import type { EventBus, RegistryEvent } from '../events/event-bus';
 import type { LiveLoad } from '../load-balancing/live-load';
 import { formatBytes } from '../supervisor/process-info';
-import type { McpSession, SessionTarget } from '../supervisor/mcp-session';
+import type { McpSession, ReportedTool, SessionTarget } from '../supervisor/mcp-session';
 import type { Supervisor } from '../supervisor/supervisor';
 import { appendRecent, healthAfter, statusAfter } from './health-rules';
 
@@ -56,12 +56,6 @@ const ToolsPage = z
   })
   .loose();
 
-interface ReportedTool {
-  name: string;
-  description?: string;
-  inputSchema: object;
-}
-
 async function listAllTools(session: McpSession, timeout: number): Promise<ReportedTool[]> {
   const tools: ReportedTool[] = [];
   let cursor: string | undefined;
@@ -78,7 +72,8 @@ async function listAllTools(session: McpSession, timeout: number): Promise<Repor
 
 /**
  * A health check speaks MCP: the session's initialize handshake (once per session), then `ping`
- * and `tools/list`, all within the timeout. The outcome moves the connection's health and
+ * and `tools/list` (skipped while a server that announces tool changes has announced none), all
+ * within the timeout. The outcome moves the connection's health and
  * counters in Postgres and is published as `health-check` (and `connection-status`) events.
  */
 export class HealthCheckService {
@@ -130,7 +125,8 @@ export class HealthCheckService {
         (async () => {
           const session = await this.deps.supervisor.session(sessionTarget(row), timeoutMs);
           await session.client.ping({ timeout: timeoutMs });
-          return listAllTools(session, timeoutMs);
+          // A server that announces tool changes is re-listed only after it announced one.
+          return session.knownTools() ?? session.listTools(() => listAllTools(session, timeoutMs));
         })(),
         timeoutMs,
       );

@@ -1,7 +1,7 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { startHarness, type Harness } from '../testing/harness';
-import { Gate, startHttpMcpServer, startWebSocketMcpServer, type RunningServer } from '../testing/mcp-servers';
+import { Gate, startHttpMcpServer, startWebSocketMcpServer, type RunningServer, type RunningWebSocketServer } from '../testing/mcp-servers';
 
 /** Streamable HTTP and WebSocket MCP servers started inside the test, checked over the real protocol. */
 describe('http and websocket connections', () => {
@@ -9,7 +9,7 @@ describe('http and websocket connections', () => {
   const tool = uniqueName('lookup');
   const gate = new Gate();
   let httpServer: RunningServer;
-  let wsServer: RunningServer;
+  let wsServer: RunningWebSocketServer;
 
   beforeAll(async () => {
     [h, httpServer, wsServer] = await Promise.all([startHarness(), startHttpMcpServer(tool, gate), startWebSocketMcpServer(tool, gate)]);
@@ -49,6 +49,26 @@ describe('http and websocket connections', () => {
     expect(res.status).toBe(201);
     const check = await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
     expect(check.body).toMatchObject({ health: { status: 'healthy' }, diagnostics: { tools: 2 } });
+  });
+
+  it('lists the tools of a server that announces changes again only after it announced one', async () => {
+    const res = await register('websocket', wsServer.url);
+    const check = () => request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
+    expect((await check()).body.diagnostics.tools).toBe(2);
+    const listed = wsServer.requests('tools/list');
+    const pinged = wsServer.requests('ping');
+    expect((await check()).body).toMatchObject({ health: { status: 'healthy' }, diagnostics: { tools: 2 } });
+    expect(wsServer.requests('ping')).toBe(pinged + 1);
+    expect(wsServer.requests('tools/list')).toBe(listed);
+
+    const late = uniqueName('late');
+    wsServer.addTool(late);
+    const { eventually } = await import('@platform/testing');
+    await eventually(async () => (await check()).body.diagnostics.tools === 3);
+    expect(wsServer.requests('tools/list')).toBeGreaterThan(listed);
+    const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
+    expect(detail.body.capabilities.map((c: { name: string }) => c.name)).toContain(late);
+    await request(h.url).delete(`/connections/${res.body.id}`).set('Authorization', h.writer);
   });
 
   it('checks an endpoint where nothing listens as an error and moves the connection to error', async () => {

@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WebSocket } from 'ws';
 import { CpuSampler, processStartTicks, residentBytes, signalGroup } from './process-info';
 import { prepareLaunch, removeWorkDir, type StdioPolicy } from './stdio-launch';
@@ -26,6 +27,16 @@ export interface SessionHooks {
 
 const CLIENT_INFO = { name: 'mcp-registry', version: '0.2.0' };
 
+/** A tool as a server reports it in tools/list. */
+export interface ReportedTool {
+  name: string;
+  description?: string;
+  inputSchema: object;
+}
+
+/** Even a server that announces changes is listed again after this long (a lost notification). */
+const TOOL_LIST_MAX_AGE_MS = 5 * 60_000;
+
 /**
  * One MCP session with one server: the initialize handshake happens once, in `open`; checks and
  * tool calls then reuse it. For stdio the session owns the server process and its process group.
@@ -40,6 +51,11 @@ export class McpSession {
   private closing = false;
   private cpu?: CpuSampler;
   private transport?: Transport;
+  /** Whether the server tells this session when its tools change (MCP `tools.listChanged`). */
+  private hearsToolChanges = false;
+  private toolList?: { tools: ReportedTool[]; listedAt: number };
+  /** Bumped by every change notification, so a list fetched across one is not kept. */
+  private toolGeneration = 0;
 
   constructor(
     readonly target: SessionTarget,
@@ -60,6 +76,14 @@ export class McpSession {
     } catch (error) {
       await this.close();
       throw error;
+    }
+    // Stateless HTTP has no channel for the server to push on: only stdio and WebSocket hear changes.
+    if (this.target.protocol !== 'http' && this.client.getServerCapabilities()?.tools?.listChanged) {
+      this.hearsToolChanges = true;
+      this.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        this.toolGeneration += 1;
+        this.toolList = undefined;
+      });
     }
     this.client.onclose = () => {
       if (!this.closing) {
@@ -92,6 +116,23 @@ export class McpSession {
       }
     };
     return transport;
+  }
+
+  /**
+   * The tools as last listed, while they are known to be current: the server announces changes
+   * and has announced none since. Otherwise undefined, and the caller lists them again.
+   */
+  knownTools(now = Date.now()): ReportedTool[] | undefined {
+    if (!this.hearsToolChanges || !this.toolList || now - this.toolList.listedAt > TOOL_LIST_MAX_AGE_MS) return undefined;
+    return this.toolList.tools;
+  }
+
+  /** Lists the tools with `list` and keeps the result unless a change was announced meanwhile. */
+  async listTools(list: () => Promise<ReportedTool[]>): Promise<ReportedTool[]> {
+    const generation = this.toolGeneration;
+    const tools = await list();
+    if (generation === this.toolGeneration) this.toolList = { tools, listedAt: Date.now() };
+    return tools;
   }
 
   /** Whether the server process (stdio) or the session (http, websocket) is up. */

@@ -37,6 +37,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A WebSocket server the test can watch (requests by method) and change (add a tool live). */
+export interface RunningWebSocketServer extends RunningServer {
+  requests(method: string): number;
+  addTool(name: string): void;
+}
+
 /** Streamable HTTP at /mcp, stateless: each request gets its own server instance. */
 export async function startHttpMcpServer(toolName: string, gate: Gate): Promise<RunningServer> {
   const httpServer = http.createServer(async (req, res) => {
@@ -72,9 +78,16 @@ class WebSocketServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  constructor(private readonly socket: WebSocket) {}
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly seen: (message: JSONRPCMessage) => void,
+  ) {}
   async start(): Promise<void> {
-    this.socket.on('message', (data) => this.onmessage?.(JSON.parse(data.toString()) as JSONRPCMessage));
+    this.socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as JSONRPCMessage;
+      this.seen(message);
+      this.onmessage?.(message);
+    });
     this.socket.on('close', () => this.onclose?.());
     this.socket.on('error', (error) => this.onerror?.(error));
   }
@@ -86,12 +99,26 @@ class WebSocketServerTransport implements Transport {
   }
 }
 
-export async function startWebSocketMcpServer(toolName: string, gate: Gate): Promise<RunningServer> {
+export async function startWebSocketMcpServer(toolName: string, gate: Gate): Promise<RunningWebSocketServer> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (protocols) => (protocols.has('mcp') ? 'mcp' : false) });
-  wss.on('connection', (socket) => void buildServer(toolName, gate).connect(new WebSocketServerTransport(socket)));
+  const counts = new Map<string, number>();
+  const servers: McpServer[] = [];
+  const seen = (message: JSONRPCMessage) => {
+    if ('method' in message) counts.set(message.method, (counts.get(message.method) ?? 0) + 1);
+  };
+  wss.on('connection', (socket) => {
+    const server = buildServer(toolName, gate);
+    servers.push(server);
+    void server.connect(new WebSocketServerTransport(socket, seen));
+  });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
   return {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    requests: (method) => counts.get(method) ?? 0,
+    // McpServer announces notifications/tools/list_changed to its connected client by itself.
+    addTool: (name) => {
+      for (const server of servers) server.registerTool(name, { description: 'Added while connected' }, async () => ({ content: [{ type: 'text', text: name }] }));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
