@@ -119,3 +119,16 @@ describe('hasPermission', () => {
     expect(hasPermission(granted, required)).toBe(expected);
   });
 });
+
+describe('decodeCompactJws', () => {
+  it('refuses a signature segment with characters outside base64url (no malleable variants)', async () => {
+    const { decodeCompactJws } = await import('./compact-jws');
+    const signer = { kid: 'k', privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey };
+    const token = sign(signer);
+    expect(() => decodeCompactJws(token)).not.toThrow();
+    for (const variant of [`${token}!`, `${token}=`, `${token} `]) {
+      expect(() => decodeCompactJws(variant)).toThrow(TokenError);
+    }
+    expect(() => decodeCompactJws('..sig')).toThrow(TokenError);
+  });
+});
