@@ -1,5 +1,5 @@
 import './instrument';
-import { createLogger, createRedis, DependencyUnavailableError, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals, waitForRedis } from '@platform/service-kit';
+import { createLogger, createRedis, DependencyUnavailableError, environmentWithRole, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals, waitForRedis } from '@platform/service-kit';
 import { stopTelemetry } from '@platform/telemetry';
 import { AUTH_VERSION, createAuthService } from './app';
 import { loadAuthConfig } from './config';
@@ -7,8 +7,8 @@ import { createAuthDatabase } from './database';
 import { keyRotationWorker, scheduleKeyRotation } from './signing-keys/key-rotation.queue';
 
 async function main(): Promise<void> {
-  const config = loadAuthConfig();
-  const role = process.argv.includes('--role') ? process.argv[process.argv.indexOf('--role') + 1] : config.SERVICE_ROLE;
+  const config = loadAuthConfig(environmentWithRole());
+  const role = config.SERVICE_ROLE;
   const logger = createLogger('auth', AUTH_VERSION, config.LOG_LEVEL);
 
   const databaseUrl = serviceDatabaseUrl('auth', config.DATABASE_URL);

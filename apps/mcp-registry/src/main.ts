@@ -1,5 +1,5 @@
 import './instrument';
-import { createLogger, createServiceApp, createTokenVerifier, DependencyUnavailableError, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals } from '@platform/service-kit';
+import { createLogger, createServiceApp, createTokenVerifier, DependencyUnavailableError, environmentWithRole, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals } from '@platform/service-kit';
 import { stopTelemetry } from '@platform/telemetry';
 import { createApp } from './app';
 import { loadMcpRegistryConfig } from './config';
@@ -8,9 +8,7 @@ import { REGISTRY_VERSION } from './registry/registry.service';
 
 /** Composition root: config, migrations, the context, then the API (roles all/api) and the check worker (all/worker). */
 async function main(): Promise<void> {
-  // `--role worker` (or api) on the command line wins over SERVICE_ROLE.
-  const roleFlag = process.argv.indexOf('--role');
-  const config = loadMcpRegistryConfig(roleFlag > 0 ? { ...process.env, SERVICE_ROLE: process.argv[roleFlag + 1] } : process.env);
+  const config = loadMcpRegistryConfig(environmentWithRole());
   const logger = createLogger(SERVICE, REGISTRY_VERSION, config.LOG_LEVEL);
   if (config.MIGRATE_ON_START) await migrateDatabase(SERVICE, serviceDatabaseUrl(SERVICE, config.DATABASE_URL));
   const context = createRegistryContext(config, logger);

@@ -1,6 +1,6 @@
 import './instrument';
 import {
-  createLogger, createRedis, createTokenVerifier, DependencyUnavailableError, listen, migrateDatabase, serviceDatabaseUrl,
+  createLogger, createRedis, createTokenVerifier, DependencyUnavailableError, environmentWithRole, listen, migrateDatabase, serviceDatabaseUrl,
   stopOnSignals, TypedQueue, waitForRedis, type Closer,
 } from '@platform/service-kit';
 import { stopTelemetry } from '@platform/telemetry';
@@ -16,7 +16,7 @@ import { createDb } from './database';
  * SERVICE_ROLE=worker processes certification jobs only, the default does both.
  */
 async function main(): Promise<void> {
-  const config = loadRegistryConfig();
+  const config = loadRegistryConfig(environmentWithRole());
   const logger = createLogger('registry', REGISTRY_API_VERSION, config.LOG_LEVEL);
   const databaseUrl = serviceDatabaseUrl('registry', config.DATABASE_URL);
   if (config.MIGRATE_ON_START) await migrateDatabase('registry', databaseUrl);

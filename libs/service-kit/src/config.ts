@@ -43,3 +43,12 @@ export function loadConfig<T extends z.ZodRawShape>(shape: T, env: NodeJS.Proces
 export function serviceDatabaseUrl(service: string, fallback: string, env: NodeJS.ProcessEnv = process.env): string {
   return env[`${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`] ?? fallback;
 }
+
+/**
+ * The environment with `--role <all|api|worker>` from the command line applied over SERVICE_ROLE:
+ * the same image runs as API, worker or both (DESIGN.md, Queues).
+ */
+export function environmentWithRole(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const index = argv.indexOf('--role');
+  return index >= 0 && argv[index + 1] !== undefined ? { ...env, SERVICE_ROLE: argv[index + 1] } : env;
+}
