@@ -1,4 +1,4 @@
-import { ApiRouter, createServiceApp, rateLimit, type Logger, type TypedQueue } from '@platform/service-kit';
+import { ApiRouter, createServiceApp, deadLetterRoutes, rateLimit, type Logger, type TypedQueue } from '@platform/service-kit';
 import type { TokenVerifier } from '@platform/jwt';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -73,6 +73,7 @@ export function createApp(deps: RegistryDeps, services: RegistryServices = creat
   certificationRoutes(api, services.certifications, ctx);
   analyticsRoutes(api, services.analytics, ctx);
   schemaRoutes(api, config.REGISTRY_PUBLIC_URL);
+  deadLetterRoutes(api, [deps.certificationQueue.queue], 'registry:admin');
 
   const service = createServiceApp({
     name: 'registry',

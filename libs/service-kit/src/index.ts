@@ -2,6 +2,7 @@ export * from './api-router';
 export * from './authentication';
 export * from './config';
 export * from './database';
+export * from './dead-letters';
 export * from './error-handler';
 export * from './errors';
 export * from './health';
