@@ -36,5 +36,4 @@ export class Revocation {
     }
     return { revoked: true, jti: null, revokedAt };
   }
-
 }
