@@ -1,5 +1,5 @@
 import './instrument';
-import { createLogger, createRedis, DependencyUnavailableError, environmentWithRole, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals, waitForRedis } from '@platform/service-kit';
+import { createLogger, createRedis, environmentWithRole, exitOnStartupFailure, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals, waitForRedis } from '@platform/service-kit';
 import { stopTelemetry } from '@platform/telemetry';
 import { AUTH_VERSION, createAuthService } from './app';
 import { loadAuthConfig } from './config';
@@ -38,8 +38,4 @@ async function main(): Promise<void> {
   logger.info({ port: running.port, role }, 'auth listening');
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof DependencyUnavailableError || (error as Error).name === 'ConfigError' ? (error as Error).message : String((error as Error).stack ?? error);
-  console.error(`auth failed to start: ${message}`);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure('auth'));

@@ -1,5 +1,5 @@
 import './instrument';
-import { createLogger, createServiceApp, createTokenVerifier, DependencyUnavailableError, environmentWithRole, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals } from '@platform/service-kit';
+import { createLogger, createServiceApp, createTokenVerifier, environmentWithRole, exitOnStartupFailure, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals } from '@platform/service-kit';
 import { stopTelemetry } from '@platform/telemetry';
 import { createApp } from './app';
 import { loadMcpRegistryConfig } from './config';
@@ -34,7 +34,4 @@ async function main(): Promise<void> {
   logger.info({ port: service.port, role }, 'mcp-registry listening');
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof DependencyUnavailableError ? error.message : error);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure(SERVICE));

@@ -1,6 +1,6 @@
 import './instrument';
 import {
-  createLogger, createRedis, createTokenVerifier, DependencyUnavailableError, environmentWithRole, listen, migrateDatabase, serviceDatabaseUrl,
+  closeInOrder, createLogger, createRedis, createTokenVerifier, environmentWithRole, exitOnStartupFailure, listen, migrateDatabase, serviceDatabaseUrl,
   stopOnSignals, TypedQueue, waitForRedis, type Closer,
 } from '@platform/service-kit';
 import { stopTelemetry } from '@platform/telemetry';
@@ -42,12 +42,7 @@ async function main(): Promise<void> {
 
   if (config.SERVICE_ROLE === 'worker') {
     logger.info('registry worker processing registry.certifications');
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, async () => {
-        for (const closer of closers) await Promise.resolve(closer.close()).catch(() => undefined);
-        process.exit(0);
-      });
-    }
+    stopOnSignals({ stop: () => closeInOrder(closers, logger) }, logger);
     return;
   }
 
@@ -58,7 +53,4 @@ async function main(): Promise<void> {
   logger.info({ port: service.port, role: config.SERVICE_ROLE }, 'registry listening');
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof DependencyUnavailableError ? error.message : error);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure('registry'));

@@ -72,6 +72,6 @@ export class StaticKeyResolver implements KeyResolver {
   }
 
   async get(kid: string): Promise<KeyObject | undefined> {
-    return this.keys().get(kid);
+    return this.cached(kid);
   }
 }

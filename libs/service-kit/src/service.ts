@@ -8,6 +8,8 @@ import { metrics } from './metrics';
 import { buildOpenApiDocument, openApiRouter, type OpenApiInfo } from './openapi';
 import { requestContext } from './request-context';
 import { requestLogger } from './request-logger';
+import { ConfigError } from './config';
+import { DependencyUnavailableError } from './redis';
 
 export interface ServiceAppOptions {
   name: string;
@@ -77,19 +79,24 @@ export async function listen(app: Express, options: { port: number; host?: strin
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 10_000).unref();
       });
-      for (const closer of options.closers ?? []) {
-        try {
-          await closer.close();
-        } catch (error) {
-          options.logger.warn({ err: error, closer: closer.name }, 'error while closing');
-        }
-      }
+      await closeInOrder(options.closers ?? [], options.logger);
     })());
   return { server, port, stop };
 }
 
+/** Closes each closer in turn; one that fails is logged and the rest still close. */
+export async function closeInOrder(closers: readonly Closer[], logger: Logger): Promise<void> {
+  for (const closer of closers) {
+    try {
+      await closer.close();
+    } catch (error) {
+      logger.warn({ err: error, closer: closer.name }, 'error while closing');
+    }
+  }
+}
+
 /** Wires process signals to a graceful stop; a second signal exits at once. */
-export function stopOnSignals(service: RunningService, logger: Logger): void {
+export function stopOnSignals(service: Pick<RunningService, 'stop'>, logger: Logger): void {
   let signalled = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
@@ -102,4 +109,17 @@ export function stopOnSignals(service: RunningService, logger: Logger): void {
       );
     });
   }
+}
+
+/**
+ * The end of a service's `main().catch(...)`: a missing dependency or a bad setting is one line
+ * that says what to do; anything else keeps its stack. Exits non-zero.
+ */
+export function exitOnStartupFailure(service: string): (error: unknown) => never {
+  return (error) => {
+    const expected = error instanceof DependencyUnavailableError || error instanceof ConfigError;
+    const detail = expected ? (error as Error).message : String((error as Error)?.stack ?? error);
+    console.error(`${service} failed to start: ${detail}`);
+    process.exit(1);
+  };
 }

@@ -46,7 +46,7 @@ export class AccessTokenIssuer {
         client_id: subject.clientId,
       },
       privateKey,
-      { algorithm: 'RS256', keyid: kid, header: { alg: 'RS256', typ: 'JWT', kid } },
+      { algorithm: 'RS256', keyid: kid }, // jsonwebtoken adds `typ: JWT`
     );
     return { token, jti, exp, expiresIn: this.options.ttlSeconds };
   }
