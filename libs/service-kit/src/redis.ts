@@ -6,7 +6,11 @@ import { Redis, type RedisOptions } from 'ioredis';
  */
 export function createRedis(url: string, options: RedisOptions = {}): Redis {
   // Auto-pipelining sends the commands of one event-loop tick in one write: fewer syscalls under load.
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true, ...options });
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true, ...options });
+  // ioredis reconnects by itself and prints a stack per failed attempt when nobody listens. An
+  // outage shows where it matters: waitForRedis at start-up, /health/ready, the failing command.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Resolves once the connection is ready, or rejects with a message that says what to do. */
