@@ -5,7 +5,7 @@ import { startAuth, type AuthHarness } from './support';
 
 /** Rows of the spec's endpoint list for one service: [method, path]. */
 function specEndpoints(service: string): Array<[string, string]> {
-  const file = path.join(__dirname, '../../../../shared/spec/endpoints.tsv');
+  const file = path.join(__dirname, '../../../docs/spec/endpoints.tsv');
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.startsWith(`${service}\t`))

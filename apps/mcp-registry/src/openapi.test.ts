@@ -21,7 +21,7 @@ GET /health
 WS /registry/stream`;
 
 function specRows(): Array<[string, string]> {
-  const tsv = path.resolve(__dirname, '../../../../shared/spec/endpoints.tsv');
+  const tsv = path.resolve(__dirname, '../../../docs/spec/endpoints.tsv');
   const lines = existsSync(tsv)
     ? readFileSync(tsv, 'utf8')
         .split('\n')

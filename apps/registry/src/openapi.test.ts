@@ -30,7 +30,7 @@ describe('the registry app', () => {
   afterAll(() => h.stop());
 
   it('documents every registry endpoint of endpoints.tsv in its OpenAPI 3.1 document', async () => {
-    const tsvPath = path.join(__dirname, '../../../../shared/spec/endpoints.tsv');
+    const tsvPath = path.join(__dirname, '../../../docs/spec/endpoints.tsv');
     if (existsSync(tsvPath)) {
       const fromTsv = readFileSync(tsvPath, 'utf8')
         .split('\n')

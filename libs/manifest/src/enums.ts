@@ -1,6 +1,6 @@
 // Value lists of spec 1 (manifest schema 0.4.7). Where spec 1 names only some values
 // (agentType, agent_class, memory_backend, formatter), the full list comes from the public
-// ancestor schema in ../shared/reference/ossa-v0.4/agent.schema.json.
+// ancestor schema in docs/reference/ossa-v0.4/agent.schema.json.
 
 export const SCHEMA_VERSION = '0.4.7';
 export const API_VERSION_PREFIX = 'std/v';

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import YAML from 'yaml';
 import { manifestChecksum, validateManifest } from '../index';
 
-const EXAMPLES = join(__dirname, '..', '..', '..', '..', '..', 'shared', 'reference', 'ossa-v0.4', 'examples');
+const EXAMPLES = join(__dirname, '..', '..', '..', '..', 'docs', 'reference', 'ossa-v0.4', 'examples');
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

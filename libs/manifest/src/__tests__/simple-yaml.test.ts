@@ -5,7 +5,7 @@ import YAML from 'yaml';
 import { parseSimpleYaml, UNSUPPORTED } from '../simple-yaml';
 
 const CORPUS = join(__dirname, '..', '..', 'corpus');
-const EXAMPLES = join(__dirname, '..', '..', '..', '..', '..', 'shared', 'reference', 'ossa-v0.4', 'examples');
+const EXAMPLES = join(__dirname, '..', '..', '..', '..', 'docs', 'reference', 'ossa-v0.4', 'examples');
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
