@@ -6,7 +6,7 @@
 // a local test issuer. Everything created is removed at the end.
 // Run: npm run bench:mcp-registry   (BENCH_SERVERS, default 50; BENCH_DISCOVERIES, default 500;
 //                                    MCP_CHECK_CONCURRENCY, the batch's parallelism, default 16)
-import { createLogger } from '@platform/service-kit';
+import { createLogger } from '@platform/telemetry';
 import { TestIssuer } from '@platform/testing';
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';

@@ -5,7 +5,9 @@
 // The app runs in this process (createApp, as the service does) on a loopback port; tokens come
 // from a local test issuer. Everything is created in namespaces of its own and removed at the end.
 // Run: npm run bench:registry     (BENCH_SECONDS per throughput case, default 5; BENCH_CONCURRENCY, default 8)
-import { createLogger, migrateDatabase, TypedQueue } from '@platform/service-kit';
+import { migrateDatabase } from '@platform/data';
+import { TypedQueue } from '@platform/queues';
+import { createLogger } from '@platform/telemetry';
 import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';

@@ -3,7 +3,8 @@
  * and the service's schema when missing. Used by `nx run <service>:migrate`, the boot command and
  * the Helm migration job.
  */
-import { DependencyUnavailableError, migrateDatabase, serviceDatabaseUrl } from '@platform/service-kit';
+import { serviceDatabaseUrl } from '@platform/config';
+import { DependencyUnavailableError, migrateDatabase } from '@platform/data';
 
 const service = process.argv[2];
 if (!service) {

@@ -1,5 +1,6 @@
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
-import { createServiceApp, rateLimit, type Logger } from '@platform/service-kit';
+import { createServiceApp, rateLimit } from '@platform/http';
+import { type Logger } from '@platform/telemetry';
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import { ApiKeys } from './api-keys/api-keys';

@@ -1,4 +1,4 @@
-import { baseEnvShape, loadConfig } from '@platform/service-kit';
+import { baseEnvShape, loadConfig } from '@platform/config';
 import { z } from 'zod';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);

@@ -1,4 +1,4 @@
-import { prismaAdapter } from '@platform/service-kit';
+import { prismaAdapter } from '@platform/data';
 import { PrismaClient } from './generated/prisma/client';
 
 export type AuthDatabase = PrismaClient;

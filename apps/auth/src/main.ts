@@ -1,5 +1,8 @@
 import './instrument';
-import { createLogger, createRedis, environmentWithRole, exitOnStartupFailure, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals, waitForRedis } from '@platform/service-kit';
+import { environmentWithRole, serviceDatabaseUrl } from '@platform/config';
+import { createRedis, migrateDatabase, waitForRedis } from '@platform/data';
+import { exitOnStartupFailure, listen, stopOnSignals } from '@platform/service-kit';
+import { createLogger } from '@platform/telemetry';
 import { stopTelemetry } from '@platform/telemetry';
 import { AUTH_VERSION, createAuthService } from './app';
 import { loadAuthConfig } from './config';

@@ -1,4 +1,5 @@
-import { createLogger, createRedis } from '@platform/service-kit';
+import { createRedis } from '@platform/data';
+import { createLogger } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createAuthService } from '../src/app';

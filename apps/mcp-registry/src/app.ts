@@ -1,5 +1,5 @@
 import type { TokenVerifier } from '@platform/jwt';
-import { ApiRouter, createServiceApp, rateLimit } from '@platform/service-kit';
+import { ApiRouter, createServiceApp, rateLimit } from '@platform/http';
 import type { Express } from 'express';
 import { capabilityRoutes } from './capabilities/capability.router';
 import { cmsRoutes } from './cms/cms.router';

@@ -1,4 +1,6 @@
-import { createRedis, prismaAdapter, serviceDatabaseUrl, waitForRedis, type Logger } from '@platform/service-kit';
+import { serviceDatabaseUrl } from '@platform/config';
+import { createRedis, prismaAdapter, waitForRedis } from '@platform/data';
+import { type Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 import path from 'node:path';
 import { CapabilityService } from './capabilities/capability.service';

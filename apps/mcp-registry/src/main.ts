@@ -1,5 +1,9 @@
 import './instrument';
-import { createLogger, createServiceApp, createTokenVerifier, environmentWithRole, exitOnStartupFailure, listen, migrateDatabase, serviceDatabaseUrl, stopOnSignals } from '@platform/service-kit';
+import { environmentWithRole, serviceDatabaseUrl } from '@platform/config';
+import { migrateDatabase } from '@platform/data';
+import { createServiceApp } from '@platform/http';
+import { createTokenVerifier, exitOnStartupFailure, listen, stopOnSignals } from '@platform/service-kit';
+import { createLogger } from '@platform/telemetry';
 import { stopTelemetry } from '@platform/telemetry';
 import { createApp } from './app';
 import { loadMcpRegistryConfig } from './config';

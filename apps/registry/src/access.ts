@@ -1,5 +1,5 @@
 import { hasPermission } from '@platform/jwt';
-import { forbidden } from '@platform/service-kit';
+import { forbidden } from '@platform/http';
 import type { Request } from 'express';
 
 export const READ = 'registry:read';

@@ -1,4 +1,6 @@
-import { ApiRouter, createServiceApp, deadLetterRoutes, rateLimit, type Logger, type TypedQueue } from '@platform/service-kit';
+import { ApiRouter, createServiceApp, rateLimit } from '@platform/http';
+import { deadLetterRoutes, type TypedQueue } from '@platform/queues';
+import { type Logger } from '@platform/telemetry';
 import type { TokenVerifier } from '@platform/jwt';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';

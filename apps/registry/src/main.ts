@@ -1,8 +1,9 @@
 import './instrument';
-import {
-  closeInOrder, createLogger, createRedis, createTokenVerifier, environmentWithRole, exitOnStartupFailure, listen, migrateDatabase, serviceDatabaseUrl,
-  stopOnSignals, TypedQueue, waitForRedis, type Closer,
-} from '@platform/service-kit';
+import { environmentWithRole, serviceDatabaseUrl } from '@platform/config';
+import { createRedis, migrateDatabase, waitForRedis } from '@platform/data';
+import { TypedQueue } from '@platform/queues';
+import { closeInOrder, createTokenVerifier, exitOnStartupFailure, listen, stopOnSignals, type Closer } from '@platform/service-kit';
+import { createLogger } from '@platform/telemetry';
 import { stopTelemetry } from '@platform/telemetry';
 import { createApp, createServices, REGISTRY_API_VERSION } from './app';
 import { certificationQueue } from './certifications/certification-queue';

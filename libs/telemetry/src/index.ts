@@ -1,33 +1,3 @@
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-
-let sdk: NodeSDK | undefined;
-
-/**
- * Starts the OpenTelemetry SDK before the app loads, exporting spans over OTLP/HTTP to the
- * platform's own tracing service. Tracing that fails to start leaves the service running.
- */
-export function startTelemetry(serviceName: string): void {
-  if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
-  // The platform's tracing service takes spans only: no metric or log export unless asked for.
-  process.env.OTEL_METRICS_EXPORTER ??= 'none';
-  process.env.OTEL_LOGS_EXPORTER ??= 'none';
-  const endpoint = (process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://127.0.0.1:6006').replace(/\/$/, '');
-  try {
-    sdk = new NodeSDK({
-      serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-      traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
-      instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') ?? false })],
-    });
-    sdk.start();
-  } catch (error) {
-    console.error(JSON.stringify({ level: 'warn', msg: 'telemetry did not start', error: String(error) }));
-  }
-}
-
-/** Flushes pending spans; called last on shutdown. */
-export async function stopTelemetry(): Promise<void> {
-  await sdk?.shutdown().catch(() => undefined);
-  sdk = undefined;
-}
+export * from './sdk';
+export * from './logger';
+export * from './request-context';

@@ -1,4 +1,4 @@
-import { notFound } from '@platform/service-kit';
+import { notFound } from '@platform/http';
 import { randomBytes } from 'node:crypto';
 import type { AuditLog, AuditOrigin } from '../audit/audit-log';
 import { equalHashes, sha256 } from '../crypto/opaque-tokens';

@@ -1,5 +1,5 @@
 import { auth } from '@platform/contracts';
-import { ApiRouter } from '@platform/service-kit';
+import { ApiRouter } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
 import type { AuditLog } from './audit-log';
 

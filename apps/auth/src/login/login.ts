@@ -1,4 +1,4 @@
-import { ApiError, tooManyRequests } from '@platform/service-kit';
+import { ApiError, tooManyRequests } from '@platform/http';
 import type { ApiKeys } from '../api-keys/api-keys';
 import type { AuditLog, AuditOrigin } from '../audit/audit-log';
 import { decoyPasswordHash, verifyPassword } from '../crypto/passwords';

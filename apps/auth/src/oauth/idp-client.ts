@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/service-kit';
+import { ApiError } from '@platform/http';
 import type { IdpGroup } from './role-mapping';
 import type { ProviderConfig } from './providers';
 

@@ -1,6 +1,6 @@
 import { auth } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
-import { ApiRouter } from '@platform/service-kit';
+import { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import { originOf, type AuditLog } from '../audit/audit-log';
 import type { OAuthFlow } from './oauth';

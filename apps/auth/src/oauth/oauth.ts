@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '@platform/service-kit';
+import { badRequest, notFound } from '@platform/http';
 import { randomBytes } from 'node:crypto';
 import type { AuditLog, AuditOrigin } from '../audit/audit-log';
 import type { AuthConfig } from '../config';

@@ -1,4 +1,4 @@
-import { badRequest } from '@platform/service-kit';
+import { badRequest } from '@platform/http';
 import type { AuthConfig } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
 import type { AuthDatabase } from '../database';

@@ -1,5 +1,5 @@
 import { auth } from '@platform/contracts';
-import { ApiRouter } from '@platform/service-kit';
+import { ApiRouter } from '@platform/http';
 import type { KeyRing } from './key-ring';
 
 /** `/.well-known/jwks.json`, cacheable for five minutes: well inside the pre-publication delay. */

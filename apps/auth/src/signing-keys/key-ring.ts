@@ -1,5 +1,6 @@
 import type { auth } from '@platform/contracts';
-import { ConfigError, conflict } from '@platform/service-kit';
+import { ConfigError } from '@platform/config';
+import { conflict } from '@platform/http';
 import type { Redis } from 'ioredis';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';

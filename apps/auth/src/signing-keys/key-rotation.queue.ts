@@ -1,4 +1,4 @@
-import { createWorker, defineQueue, TypedQueue } from '@platform/service-kit';
+import { createWorker, defineQueue, TypedQueue } from '@platform/queues';
 import type { Worker } from 'bullmq';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log';

@@ -1,5 +1,5 @@
 import { publishRevocation } from '@platform/jwt';
-import { ApiError } from '@platform/service-kit';
+import { ApiError } from '@platform/http';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AuditLog, AuditOrigin } from '../audit/audit-log';

@@ -1,6 +1,6 @@
 import { auth } from '@platform/contracts';
 import { isRevokedInRedis, TokenError, type TokenVerifier } from '@platform/jwt';
-import { ApiRouter } from '@platform/service-kit';
+import { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { originOf } from '../audit/audit-log';

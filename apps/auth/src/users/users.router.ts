@@ -1,6 +1,6 @@
 import { auth, PageQuery } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
-import { ApiRouter } from '@platform/service-kit';
+import { ApiRouter } from '@platform/http';
 import { publicUser, type Users } from './users';
 
 export function usersRouter(verifier: TokenVerifier, users: Users): ApiRouter {

@@ -1,4 +1,4 @@
-import { conflict } from '@platform/service-kit';
+import { conflict } from '@platform/http';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log';
 import { hashPassword } from '../crypto/passwords';

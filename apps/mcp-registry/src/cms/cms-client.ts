@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/service-kit';
+import { ApiError } from '@platform/http';
 
 export interface JsonApiResource {
   type: string;

@@ -1,6 +1,6 @@
 import type { AccessTokenClaims, mcpRegistry } from '@platform/contracts';
 import { hasPermission } from '@platform/jwt';
-import { conflict, forbidden, notFound } from '@platform/service-kit';
+import { conflict, forbidden, notFound } from '@platform/http';
 import type { Prisma } from '../generated/prisma/client';
 import type { EventBus } from '../events/event-bus';
 import type { CheckScheduler } from '../health-checks/check-scheduler';

@@ -1,5 +1,5 @@
 import { mcpRegistry } from '@platform/contracts';
-import type { ApiRouter } from '@platform/service-kit';
+import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import type { DiscoveryService } from './discovery.service';
 

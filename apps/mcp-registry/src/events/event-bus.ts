@@ -1,5 +1,5 @@
 import type { mcpRegistry } from '@platform/contracts';
-import type { Logger } from '@platform/service-kit';
+import type { Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 
 export type RegistryEvent = mcpRegistry.RegistryEvent;

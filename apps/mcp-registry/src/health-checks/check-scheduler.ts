@@ -1,4 +1,5 @@
-import { createWorker, defineQueue, TypedQueue, type Logger } from '@platform/service-kit';
+import { createWorker, defineQueue, TypedQueue } from '@platform/queues';
+import { type Logger } from '@platform/telemetry';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';

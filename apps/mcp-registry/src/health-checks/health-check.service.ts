@@ -1,7 +1,8 @@
 import type { mcpRegistry } from '@platform/contracts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { conflict, notFound, type Logger } from '@platform/service-kit';
+import { conflict, notFound } from '@platform/http';
+import { type Logger } from '@platform/telemetry';
 import type { ConnectionRepository, ConnectionRow } from '../connections/connection.repository';
 import { round } from '../connections/connection.repository';
 import type { EventBus, RegistryEvent } from '../events/event-bus';

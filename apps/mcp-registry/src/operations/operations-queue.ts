@@ -1,4 +1,6 @@
-import { ApiError, createWorker, defineQueue, serviceUnavailable, TypedQueue, type Logger } from '@platform/service-kit';
+import { ApiError, serviceUnavailable } from '@platform/http';
+import { createWorker, defineQueue, TypedQueue } from '@platform/queues';
+import { type Logger } from '@platform/telemetry';
 import { QueueEvents, type Worker } from 'bullmq';
 import { z } from 'zod';
 import type { BatchResult, McpOperations, ToolCallResult } from './mcp-operations';

@@ -1,4 +1,4 @@
-import { createLogger } from '@platform/service-kit';
+import { createLogger } from '@platform/telemetry';
 import request from 'supertest';
 import { loadMcpRegistryConfig } from '../config';
 import { createRegistryContext, type RegistryContext } from '../context';

@@ -1,5 +1,5 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
-import { ApiError } from '@platform/service-kit';
+import { ApiError } from '@platform/http';
 import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { ConnectionRepository } from '../connections/connection.repository';

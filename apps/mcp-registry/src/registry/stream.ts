@@ -1,6 +1,6 @@
 import { mcpRegistry } from '@platform/contracts';
 import { hasPermission, TokenError, type TokenVerifier } from '@platform/jwt';
-import type { Logger } from '@platform/service-kit';
+import type { Logger } from '@platform/telemetry';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';

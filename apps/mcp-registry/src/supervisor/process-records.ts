@@ -1,4 +1,4 @@
-import type { Logger } from '@platform/service-kit';
+import type { Logger } from '@platform/telemetry';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { RegistryInstance } from './instance';
 import { isRunning, signalGroup } from './process-info';

@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/service-kit';
+import { ApiError } from '@platform/http';
 import os from 'node:os';
 import path from 'node:path';
 import { assertCommandAllowed, CommandNotFoundError, defaultSearchPath, prepareLaunch, removeWorkDir, resolveCommand } from './stdio-launch';

@@ -1,4 +1,4 @@
-import { badRequest } from '@platform/service-kit';
+import { badRequest } from '@platform/http';
 import { accessSync, constants, existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

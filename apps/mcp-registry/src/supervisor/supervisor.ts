@@ -1,4 +1,4 @@
-import type { Logger } from '@platform/service-kit';
+import type { Logger } from '@platform/telemetry';
 import { McpSession, type SessionTarget } from './mcp-session';
 import type { ProcessRecords } from './process-records';
 import type { StdioPolicy } from './stdio-launch';

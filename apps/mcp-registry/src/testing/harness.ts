@@ -1,4 +1,4 @@
-import { createLogger } from '@platform/service-kit';
+import { createLogger } from '@platform/telemetry';
 import { TestIssuer, uniqueName } from '@platform/testing';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

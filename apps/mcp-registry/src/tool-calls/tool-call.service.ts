@@ -1,5 +1,5 @@
 import type { mcpRegistry } from '@platform/contracts';
-import { ApiError, badRequest, conflict, notFound } from '@platform/service-kit';
+import { ApiError, badRequest, conflict, notFound } from '@platform/http';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectionRepository } from '../connections/connection.repository';
 import { round } from '../connections/connection.repository';

@@ -1,5 +1,5 @@
 import { ErrorBody, registry } from '@platform/contracts';
-import type { ApiRouter } from '@platform/service-kit';
+import type { ApiRouter } from '@platform/http';
 import { caller, READ, WRITE } from '../access';
 import { acceptManifest } from '../manifests/manifest-upload';
 import type { RouteContext } from '../routes';

@@ -1,5 +1,5 @@
 import type { registry } from '@platform/contracts';
-import { badRequest, conflict, notFound } from '@platform/service-kit';
+import { badRequest, conflict, notFound } from '@platform/http';
 import semver from 'semver';
 import type { Db } from '../database';
 import { assertOwner, type Caller } from '../access';

@@ -1,5 +1,5 @@
 import { ErrorBody, registry } from '@platform/contracts';
-import type { ApiRouter } from '@platform/service-kit';
+import type { ApiRouter } from '@platform/http';
 import { caller, READ } from '../access';
 import type { RouteContext } from '../routes';
 import type { AnalyticsService } from './analytics.service';

@@ -1,5 +1,5 @@
 import type { registry } from '@platform/contracts';
-import { badRequest } from '@platform/service-kit';
+import { badRequest } from '@platform/http';
 import { assertOwner, type Caller } from '../access';
 import type { AgentsService } from '../agents/agents.service';
 import type { Db } from '../database';

@@ -1,4 +1,4 @@
-import type { Logger } from '@platform/service-kit';
+import type { Logger } from '@platform/telemetry';
 import type { Db } from '../database';
 
 interface Counts {

@@ -1,4 +1,4 @@
-import { defineQueue } from '@platform/service-kit';
+import { defineQueue } from '@platform/queues';
 import { z } from 'zod';
 
 /** One job per certification request; the job id is the certification id (idempotent adds). */

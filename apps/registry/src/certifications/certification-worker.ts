@@ -1,4 +1,5 @@
-import { createWorker, defaultJobOptions, type Logger } from '@platform/service-kit';
+import { createWorker, defaultJobOptions } from '@platform/queues';
+import { type Logger } from '@platform/telemetry';
 import type { Worker } from 'bullmq';
 import { certificationQueue } from './certification-queue';
 import type { CertificationsService } from './certifications.service';

@@ -1,5 +1,5 @@
 import { ErrorBody, registry } from '@platform/contracts';
-import type { ApiRouter } from '@platform/service-kit';
+import type { ApiRouter } from '@platform/http';
 import { caller, READ, WRITE } from '../access';
 import type { RouteContext } from '../routes';
 import type { CertificationsService } from './certifications.service';

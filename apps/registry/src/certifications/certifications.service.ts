@@ -1,5 +1,7 @@
 import type { registry } from '@platform/contracts';
-import { notFound, serviceUnavailable, type Logger, type TypedQueue } from '@platform/service-kit';
+import { notFound, serviceUnavailable } from '@platform/http';
+import { type TypedQueue } from '@platform/queues';
+import { type Logger } from '@platform/telemetry';
 import semver from 'semver';
 import type { Db } from '../database';
 import type { Caller } from '../access';

@@ -1,5 +1,5 @@
 import { validateManifest, type ManifestIssue } from '@platform/manifest';
-import { ApiError, badRequest, payloadTooLarge } from '@platform/service-kit';
+import { ApiError, badRequest, payloadTooLarge } from '@platform/http';
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import { registry } from '@platform/contracts';

@@ -1,6 +1,6 @@
 import { ErrorBody } from '@platform/contracts';
 import { manifestJsonSchema, SCHEMA_VERSION } from '@platform/manifest';
-import { notFound, type ApiRouter } from '@platform/service-kit';
+import { notFound, type ApiRouter } from '@platform/http';
 import { z } from 'zod';
 
 /**

@@ -1,5 +1,5 @@
 import { registry } from '@platform/contracts';
-import { badRequest } from '@platform/service-kit';
+import { badRequest } from '@platform/http';
 
 type Filters = Omit<registry.AgentListQuery, 'limit' | 'offset'>;
 

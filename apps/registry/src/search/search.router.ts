@@ -1,5 +1,5 @@
 import { registry } from '@platform/contracts';
-import type { ApiRouter } from '@platform/service-kit';
+import type { ApiRouter } from '@platform/http';
 import { READ } from '../access';
 import { agentBody } from '../agents/agent-view';
 import type { Db } from '../database';

@@ -1,4 +1,6 @@
-import { createLogger, migrateDatabase, TypedQueue } from '@platform/service-kit';
+import { migrateDatabase } from '@platform/data';
+import { TypedQueue } from '@platform/queues';
+import { createLogger } from '@platform/telemetry';
 import { testDatabaseUrl, testRedisUrl, TestIssuer, uniqueName } from '@platform/testing';
 import type { Worker } from 'bullmq';
 import type { Express } from 'express';

@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/service-kit';
+import { ApiError } from '@platform/http';
 import type { Request, Response } from 'express';
 
 export type ManifestFormat = 'json' | 'yaml';

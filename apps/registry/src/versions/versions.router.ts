@@ -1,5 +1,5 @@
 import { ErrorBody, registry } from '@platform/contracts';
-import type { ApiRouter } from '@platform/service-kit';
+import type { ApiRouter } from '@platform/http';
 import { z } from 'zod';
 import { caller, READ, WRITE } from '../access';
 import { publishResult } from '../agents/agents.router';

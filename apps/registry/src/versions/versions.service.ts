@@ -1,5 +1,5 @@
 import type { registry } from '@platform/contracts';
-import { badRequest, notFound } from '@platform/service-kit';
+import { badRequest, notFound } from '@platform/http';
 import type { Db } from '../database';
 import { assertOwner, type Caller } from '../access';
 import { bySemverDesc, lockAgent, refreshAgent } from '../agents/agent-state';

@@ -1,8 +1,7 @@
 import { PageQuery } from '@platform/contracts';
 import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
-import type { ApiRouter } from './api-router';
-import { conflict, notFound } from './errors';
+import { conflict, notFound, type ApiRouter } from '@platform/http';
 
 const QueueCounts = z.object({ waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), completed: z.number() });
 const QueueSummary = z.object({ name: z.string(), counts: QueueCounts });

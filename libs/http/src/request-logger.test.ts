@@ -2,7 +2,7 @@ import express from 'express';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { requestContext } from './request-context';
+import { requestContext } from '@platform/telemetry';
 import { requestLogger } from './request-logger';
 
 function capture(level: string) {

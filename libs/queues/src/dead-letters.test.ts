@@ -1,11 +1,10 @@
 import { eventually, TestIssuer, testRedisUrl, uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { z } from 'zod';
-import { ApiRouter } from './api-router';
+import { ApiRouter, createServiceApp } from '@platform/http';
 import { deadLetterRoutes } from './dead-letters';
-import { createLogger } from './logger';
+import { createLogger } from '@platform/telemetry';
 import { createWorker, defineQueue, TypedQueue } from './queues';
-import { createServiceApp } from './service';
 
 describe('dead letters', () => {
   const issuer = new TestIssuer();

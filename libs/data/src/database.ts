@@ -6,13 +6,38 @@ import { DependencyUnavailableError } from './redis';
 
 const START_POSTGRES = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
 
+export interface PoolOptions {
+  poolSize?: number;
+  /** Postgres cancels a statement that runs longer (ms). */
+  statementTimeoutMs?: number;
+  /** A request waiting this long for a free connection fails instead of hanging (ms). */
+  acquireTimeoutMs?: number;
+}
+
 /**
  * The driver adapter for a service's generated Prisma client, bound to the service's own schema:
- * model queries are qualified by the adapter, and raw SQL resolves through the search path.
+ * model queries are qualified by the adapter, and raw SQL resolves through the search path. Every
+ * statement has a timeout and the pool an acquire timeout, so a stuck database fails a request
+ * instead of holding it.
  */
-export function prismaAdapter(databaseUrl: string, schema: string, poolSize = 10): PrismaPg {
-  return new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` }, { schema });
+export function prismaAdapter(databaseUrl: string, schema: string, options: PoolOptions | number = {}): PrismaPg {
+  const { poolSize = 10, statementTimeoutMs = 15_000, acquireTimeoutMs = 5_000 } = typeof options === 'number' ? { poolSize: options } : options;
+  return new PrismaPg(
+    {
+      connectionString: databaseUrl,
+      max: poolSize,
+      connectionTimeoutMillis: acquireTimeoutMs,
+      options: `-c search_path="${schema}" -c statement_timeout=${statementTimeoutMs}`,
+    },
+    { schema },
+  );
 }
+
+/** A readiness probe for a Prisma client: `SELECT 1`. */
+export const postgresCheck = (db: { $queryRawUnsafe: (sql: string) => Promise<unknown> }) => () => db.$queryRawUnsafe('SELECT 1');
+
+/** A readiness probe for Redis: `PING`. */
+export const redisCheck = (redis: { ping: () => Promise<unknown> }) => () => redis.ping();
 
 async function connect(url: string): Promise<Client> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });

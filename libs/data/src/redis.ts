@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { ConnectionOptions } from 'bullmq';
 
 /**
  * A Redis connection for commands: fails fast while disconnected (no offline queue), so a
@@ -36,4 +37,21 @@ export async function waitForRedis(redis: Redis, url: string, timeoutMs = 5000):
 /** A dependency the service cannot start without is down; the message says how to start it. */
 export class DependencyUnavailableError extends Error {
   override name = 'DependencyUnavailableError';
+}
+
+/**
+ * BullMQ connection options from a Redis URL (user, password and database included). Workers block
+ * on Redis and must wait out reconnects; producers fail fast instead.
+ */
+export function bullmqConnection(redisUrl: string, use: 'producer' | 'worker'): ConnectionOptions {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+    ...(url.username && { username: decodeURIComponent(url.username) }),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.protocol === 'rediss:' && { tls: {} }),
+    ...(use === 'worker' ? { maxRetriesPerRequest: null } : { enableOfflineQueue: false }),
+  };
 }

@@ -3,8 +3,8 @@ import request from 'supertest';
 import { z } from 'zod';
 import { ApiRouter } from './api-router';
 import { conflict } from './errors';
-import { createLogger } from './logger';
-import { createServiceApp } from './service';
+import { createLogger } from '@platform/telemetry';
+import { createServiceApp } from './app';
 
 describe('createServiceApp', () => {
   const issuer = new TestIssuer();

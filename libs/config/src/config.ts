@@ -17,7 +17,20 @@ export const baseEnvShape = {
   MIGRATE_ON_START: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   BODY_LIMIT: z.string().default('1mb'),
+  /**
+   * Which proxies' X-Forwarded-For to believe (Express `trust proxy`): `loopback` (default), a list
+   * of addresses or CIDRs, a hop count, `true` or `false`.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('loopback')
+    .transform((value): boolean | number | string => (value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value)),
+  /** Longest a single SQL statement may run before Postgres cancels it (a stuck database answers 503, never hangs). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  DATABASE_POOL_SIZE: z.coerce.number().int().positive().max(200).default(10),
 };
+
+export type BaseConfig = z.output<z.ZodObject<typeof baseEnvShape>>;
 
 /**
  * Parses the environment once into a frozen, typed object. A bad value stops start-up with a
@@ -52,3 +65,36 @@ export function environmentWithRole(argv: readonly string[] = process.argv, env:
   const index = argv.indexOf('--role');
   return index >= 0 && argv[index + 1] !== undefined ? { ...env, SERVICE_ROLE: argv[index + 1] } : env;
 }
+
+/**
+ * Typed env fields for a service's config shape, so no service writes its own coercions:
+ * `{ MY_TIMEOUT: env.seconds(30), MY_HOSTS: env.list('a,b'), MY_FLAG: env.bool(false) }`.
+ */
+export const env = {
+  /** A whole number, optionally bounded. */
+  int: (fallback: number, bounds: { min?: number; max?: number } = {}) =>
+    z.coerce.number().int().min(bounds.min ?? Number.MIN_SAFE_INTEGER).max(bounds.max ?? Number.MAX_SAFE_INTEGER).default(fallback),
+  /** A positive duration in seconds. */
+  seconds: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** A positive duration in milliseconds. */
+  ms: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** A TCP port; 0 lets the system choose (tests). */
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /** `true` or `false`. */
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false'])
+      .default(fallback ? 'true' : 'false')
+      .transform((value) => value === 'true'),
+  /** A comma-separated list; blanks dropped. */
+  list: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((value) =>
+        value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      ),
+};

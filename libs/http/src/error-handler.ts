@@ -3,7 +3,7 @@ import { PermissionError, TokenError } from '@platform/jwt';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, badRequest, payloadTooLarge } from './errors';
-import { currentRequestId } from './request-context';
+import { currentRequestId } from '@platform/telemetry';
 
 /** Maps anything thrown to the error shape of DESIGN.md; 5xx bodies carry no internals. */
 export function toApiError(error: unknown): ApiError {

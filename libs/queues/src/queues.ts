@@ -1,6 +1,7 @@
 import { context, propagation } from '@opentelemetry/api';
-import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type JobsOptions, type Processor } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type JobsOptions, type Processor } from 'bullmq';
 import type { z } from 'zod';
+import { bullmqConnection } from '@platform/data';
 
 /** A queue's name (prefixed with its owning service) and the zod schema of its job payloads. */
 export interface QueueDefinition<S extends z.ZodType> {
@@ -20,18 +21,6 @@ export const defaultJobOptions: JobsOptions = {
   removeOnFail: false,
 };
 
-function connection(redisUrl: string, forWorker: boolean): ConnectionOptions {
-  const url = new URL(redisUrl);
-  return {
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    ...(url.password && { password: decodeURIComponent(url.password) }),
-    ...(url.username && { username: decodeURIComponent(url.username) }),
-    db: Number(url.pathname.slice(1) || 0),
-    // Workers block on Redis and must wait out reconnects; producers fail fast instead.
-    ...(forWorker ? { maxRetriesPerRequest: null } : { enableOfflineQueue: false }),
-  };
-}
 
 interface Envelope {
   payload: unknown;
@@ -45,7 +34,7 @@ export class TypedQueue<S extends z.ZodType> {
     readonly definition: QueueDefinition<S>,
     redisUrl: string,
   ) {
-    this.queue = new Queue(definition.name, { connection: connection(redisUrl, false), defaultJobOptions });
+    this.queue = new Queue(definition.name, { connection: bullmqConnection(redisUrl, 'producer'), defaultJobOptions });
   }
 
   /** Adds a job carrying the caller's trace context; a `jobId` makes the add idempotent. */
@@ -86,6 +75,6 @@ export function createWorker<S extends z.ZodType>(
       const parent = propagation.extract(context.active(), envelope.trace ?? {});
       return context.with(parent, () => handler(parsed.data, job));
     },
-    { connection: connection(redisUrl, true), concurrency: options.concurrency ?? 4, autorun: options.autorun ?? true },
+    { connection: bullmqConnection(redisUrl, 'worker'), concurrency: options.concurrency ?? 4, autorun: options.autorun ?? true },
   );
 }

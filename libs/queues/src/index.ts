@@ -1,0 +1,2 @@
+export * from './dead-letters';
+export * from './queues';
