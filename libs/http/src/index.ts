@@ -7,3 +7,4 @@ export * from './metrics';
 export * from './openapi';
 export * from './rate-limit';
 export * from './request-logger';
+export * from './outbound';
