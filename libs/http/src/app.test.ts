@@ -88,6 +88,35 @@ describe('createServiceApp', () => {
     expect(large.body.error).toMatchObject({ type: 'validation_error', code: 'payload_too_large' });
   });
 
+  it("keeps a client error's 4xx status in the error shape: bad percent-escapes, undecodable bodies", async () => {
+    for (const path of ['/api/v1/things/%E0%A4%A', '/api/v1/things/%FF']) {
+      const res = await request(app).post(path).set('Authorization', issuer.bearer(['*'])).send({ size: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
+    }
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"size":1}');
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('validation_error');
+    }
+    const unknown = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').set('Content-Encoding', 'zstd-nope').send('{"size":1}');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ type: 'validation_error', message: 'The request body encoding is not supported' });
+  });
+
+  it('refuses JSON nested too deep, and text with NUL or unpaired surrogates, before the handler (400)', async () => {
+    const deep = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send(`{"size":1,"x":${'['.repeat(300)}${']'.repeat(300)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.message).toMatch(/nested deeper than 64/);
+    const nul = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":1,"name":"a\\u0000b"}');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.details.issues).toContainEqual(expect.objectContaining({ path: 'body.name', code: 'invalid_characters' }));
+    const surrogate = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":1,"tags":["ok","\\ud800"]}');
+    expect(surrogate.body.error.details.issues).toContainEqual(expect.objectContaining({ path: 'body.tags.1' }));
+    const paired = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).send({ size: 1 });
+    expect(paired.status).toBe(201);
+  });
+
   it('maps thrown ApiErrors and hides unexpected ones', async () => {
     const taken = await request(app).get('/api/v1/things/taken');
     expect(taken.status).toBe(409);
@@ -132,5 +161,34 @@ describe('createServiceApp', () => {
   it('serves Prometheus metrics', async () => {
     const res = await request(app).get('/metrics');
     expect(res.text).toContain('http_request_duration_seconds');
+  });
+});
+
+describe('answerClientErrors', () => {
+  it('answers bad HTTP framing and oversized headers in the error shape', async () => {
+    const { createServer } = await import('node:http');
+    const { connect } = await import('node:net');
+    const { answerClientErrors } = await import('./client-errors');
+    const server = createServer((_req, res) => res.end('ok'));
+    answerClientErrors(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const raw = (payload: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(payload));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('close', () => resolve(text));
+      });
+    try {
+      const framing = await raw('GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+      expect(framing).toMatch(/^HTTP\/1\.1 400/);
+      expect(JSON.parse(framing.slice(framing.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
+      const headers = await raw(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(headers).toMatch(/^HTTP\/1\.1 431/);
+      expect(headers).toContain('"code":"headers_too_large"');
+    } finally {
+      server.close();
+    }
   });
 });

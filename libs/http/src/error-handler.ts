@@ -26,7 +26,28 @@ export function toApiError(error: unknown): ApiError {
   if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
     return badRequest('The request body encoding is not supported');
   }
+  // Express and its parsers mark a client's mistake with its 4xx status (a malformed percent-escape,
+  // a body whose Content-Encoding does not decode): it keeps that status, in the one error shape.
+  const status = Number((error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode);
+  if (Number.isInteger(status) && status >= 400 && status < 500) return clientError(status, error as Error);
   return new ApiError(500, 'api_error', 'internal_error', 'An internal error occurred');
+}
+
+const CLIENT_ERRORS: Record<number, [ApiError['type'], string, string]> = {
+  400: ['validation_error', 'invalid_request', 'The request is malformed'],
+  401: ['authentication_error', 'invalid_token', 'Authentication is required'],
+  403: ['authorization_error', 'insufficient_permissions', 'The request is not allowed'],
+  404: ['not_found_error', 'not_found', 'Not found'],
+  413: ['validation_error', 'payload_too_large', 'The request body is too large'],
+  415: ['validation_error', 'unsupported_media_type', 'The request body encoding is not supported'],
+  429: ['rate_limit_error', 'rate_limited', 'Too many requests'],
+};
+
+function clientError(status: number, error: Error): ApiError {
+  const [type, code, fallback] = CLIENT_ERRORS[status] ?? ['validation_error', 'invalid_request', 'The request cannot be processed'];
+  // http-errors marks messages safe to show with `expose`; anything else gets the generic text.
+  const message = (error as { expose?: boolean }).expose && error.message ? error.message : fallback;
+  return new ApiError(status, type, code, message);
 }
 
 export function errorBody(error: ApiError): ErrorBody {

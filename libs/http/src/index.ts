@@ -8,3 +8,5 @@ export * from './openapi';
 export * from './rate-limit';
 export * from './request-logger';
 export * from './outbound';
+export * from './input-guards';
+export * from './client-errors';
