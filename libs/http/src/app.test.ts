@@ -1,4 +1,5 @@
-import { TestIssuer } from '@platform/testing';
+import { createRedis, prismaAdapter } from '@platform/data';
+import { TestIssuer, testDatabaseUrl } from '@platform/testing';
 import request from 'supertest';
 import { z } from 'zod';
 import { ApiRouter } from './api-router';
@@ -32,6 +33,31 @@ describe('createServiceApp', () => {
         responses: { 200: { description: 'never' } },
         handler: () => {
           throw conflict('taken');
+        },
+      })
+      .route({
+        method: 'get',
+        path: '/stores/:store',
+        summary: 'Touches a store that is down',
+        access: 'public',
+        params: z.object({ store: z.enum(['postgres', 'postgres-slow', 'redis']) }),
+        responses: { 200: { description: 'never' } },
+        handler: async (req) => {
+          if (req.valid.params.store === 'redis') {
+            const redis = createRedis('redis://127.0.0.1:1');
+            try {
+              return await redis.get('x');
+            } finally {
+              redis.disconnect();
+            }
+          }
+          const slow = req.valid.params.store === 'postgres-slow';
+          const driver = await prismaAdapter(slow ? testDatabaseUrl : 'postgresql://postgres@127.0.0.1:1/none', 'public', { statementTimeoutMs: 50 }).connect();
+          try {
+            return await driver.queryRaw({ sql: 'SELECT pg_sleep(2)', args: [], argTypes: [] });
+          } finally {
+            await driver.dispose();
+          }
         },
       })
       .route({
@@ -125,6 +151,15 @@ describe('createServiceApp', () => {
     expect(crash.status).toBe(500);
     expect(JSON.stringify(crash.body)).not.toContain('SELECT');
     expect(crash.body.error).toMatchObject({ type: 'api_error', code: 'internal_error' });
+  });
+
+  it('answers 503 naming the dependency when Postgres or Redis is down or stuck, never 500', async () => {
+    for (const [store, dependency] of [['postgres', 'database'], ['postgres-slow', 'database'], ['redis', 'cache']]) {
+      const res = await request(app).get(`/api/v1/stores/${store}`);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable', details: { dependency } });
+      expect(res.headers['retry-after']).toBe('5');
+    }
   });
 
   it('answers 404 route_not_found for an unknown path', async () => {

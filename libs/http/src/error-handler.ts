@@ -2,6 +2,7 @@ import type { ErrorBody } from '@platform/contracts';
 import { PermissionError, TokenError } from '@platform/jwt';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { unavailableDependency } from './dependency-errors';
 import { ApiError, badRequest, payloadTooLarge } from './errors';
 import { currentRequestId } from '@platform/telemetry';
 
@@ -25,6 +26,11 @@ export function toApiError(error: unknown): ApiError {
   if (bodyParserType === 'entity.parse.failed') return badRequest('The request body is not valid JSON');
   if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
     return badRequest('The request body encoding is not supported');
+  }
+  const dependency = unavailableDependency(error);
+  if (dependency) {
+    const name = dependency === 'database' ? 'PostgreSQL' : 'Redis';
+    return new ApiError(503, 'api_error', 'service_unavailable', `${name} is unavailable; try again shortly`, { dependency }, { 'Retry-After': '5' });
   }
   // Express and its parsers mark a client's mistake with its 4xx status (a malformed percent-escape,
   // a body whose Content-Encoding does not decode): it keeps that status, in the one error shape.
@@ -61,7 +67,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const apiError = toApiError(error);
-    if (apiError.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (apiError.status === 503) logger.warn({ dependency: (apiError.details as { dependency?: string } | undefined)?.dependency, method: req.method, path: req.path }, 'dependency unavailable');
+    else if (apiError.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
     res.status(apiError.status).json(errorBody(apiError));
   };

@@ -10,3 +10,4 @@ export * from './request-logger';
 export * from './outbound';
 export * from './input-guards';
 export * from './client-errors';
+export * from './dependency-errors';
