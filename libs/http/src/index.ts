@@ -11,3 +11,4 @@ export * from './outbound';
 export * from './input-guards';
 export * from './client-errors';
 export * from './dependency-errors';
+export * from './websocket';
