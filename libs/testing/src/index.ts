@@ -1,2 +1,3 @@
 export * from './environment';
 export * from './test-issuer';
+export * from './service-harness';

@@ -1,8 +1,7 @@
 import { eventually, uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from '../test/harness';
-import { goodSecurity, manifest, signed } from '../test/fixtures';
-import { certificationPassed, runCertificationChecks } from './certification-checks';
+import { goodSecurity, manifest, signed, startRegistry, type Harness } from './fixtures';
+import { certificationPassed, runCertificationChecks } from '../src/certifications/certification-checks';
 
 const checksOf = (document: object, unpublished = false) =>
   runCertificationChecks({ manifestBytes: Buffer.from(JSON.stringify(document)), format: 'json', unpublished });
@@ -45,7 +44,7 @@ describe('certification checks', () => {
 describe('certification requests', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ worker: true });
+    h = await startRegistry({ worker: true });
   });
   afterAll(() => h.stop());
 
@@ -122,7 +121,7 @@ describe('certification requests', () => {
 describe('certification requests while the queue is down', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ queueClosed: true });
+    h = await startRegistry({ queueClosed: true });
   });
   afterAll(() => h.stop());
 

@@ -1,7 +1,6 @@
 import type { registry } from '@platform/contracts';
-import type { Agent, Namespace } from '../generated/prisma/client';
+import type { AgentWithOwner } from '../agent-state.repository';
 
-export type AgentWithOwner = Agent & { ns: Pick<Namespace, 'ownerSub'> };
 
 /** The API body of an agent (`RegistryAgent`). */
 export function agentBody(agent: AgentWithOwner): registry.Agent {

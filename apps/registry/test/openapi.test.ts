@@ -2,7 +2,7 @@ import { manifestJsonSchema, SCHEMA_VERSION } from '@platform/manifest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { startHarness, type Harness } from './test/harness';
+import { startRegistry, type Harness } from './fixtures';
 
 /** The registry rows of ../shared/spec/endpoints.tsv (compared with the file when it is there). */
 const REGISTRY_ROWS = [
@@ -25,7 +25,7 @@ const REGISTRY_ROWS = [
 describe('the registry app', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
   });
   afterAll(() => h.stop());
 
@@ -82,7 +82,7 @@ describe('the registry app', () => {
 describe('rate limiting', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ rateLimit: 2 });
+    h = await startRegistry({ rateLimit: 2 });
   });
   afterAll(() => h.stop());
 

@@ -1,12 +1,11 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from '../test/harness';
-import { goodSecurity, manifest, yamlManifest } from '../test/fixtures';
+import { goodSecurity, manifest, yamlManifest, startRegistry, type Harness } from './fixtures';
 
 describe('agents', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
   });
   afterAll(() => h.stop());
 

@@ -1,11 +1,11 @@
 import request from 'supertest';
-import { startHarness, type Harness } from '../test/harness';
+import { startRegistry, type Harness } from './fixtures';
 
 /** The certification queue's dead letters, as an operator reaches them (service-kit's routes). */
 describe('certification dead letters', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
   });
   afterAll(() => h.stop());
 

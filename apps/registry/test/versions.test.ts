@@ -2,15 +2,14 @@ import { uniqueName } from '@platform/testing';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import YAML from 'yaml';
-import { startHarness, type Harness } from '../test/harness';
-import { manifest, yamlManifest } from '../test/fixtures';
+import { manifest, yamlManifest, startRegistry, type Harness } from './fixtures';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
 describe('versions and manifests', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
   });
   afterAll(() => h.stop());
 

@@ -1,5 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { signManifest } from '@platform/manifest';
+import { startTestService } from '@platform/testing';
+import request from 'supertest';
+import { registryService } from '../src/service';
 
 type Json = Record<string, unknown>;
 
@@ -75,3 +78,32 @@ const ed25519 = generateKeyPairSync('ed25519');
 export function signed(document: Json): Json {
   return signManifest(document, ed25519.privateKey, 'Ed25519') as unknown as Json;
 }
+
+/**
+ * The registry booted through the shared harness (`startTestService`): `api` role unless the
+ * test needs the certification worker; a test can close the queue producer to see Redis drop.
+ */
+export async function startRegistry(options: { worker?: boolean; rateLimit?: number; queueClosed?: boolean } = {}) {
+  const limit = String(options.rateLimit ?? 100_000);
+  const service = await startTestService(registryService, {
+    env: {
+      SERVICE_ROLE: options.worker ? 'all' : 'api',
+      REGISTRY_RATE_LIMIT: limit,
+      REGISTRY_RATE_BURST: limit,
+      REGISTRY_MANIFEST_MAX_BYTES: String(64 * 1024),
+      REGISTRY_PUBLIC_URL: 'http://registry.test',
+    },
+  });
+  // A queue whose connection is gone: what the API sees when Redis drops.
+  if (options.queueClosed) await service.parts.certificationJobs.close();
+  const user = service.user;
+  return Object.assign(service, {
+    user: (permissions = ['registry:read', 'registry:write']) => user(permissions),
+    publish: (auth: string, document: unknown, path = '/api/v1/agents') => {
+      const test = request(service.app).post(path).set('Authorization', auth);
+      return typeof document === 'string' ? test.set('Content-Type', 'application/yaml').send(document) : test.send(document as object);
+    },
+  });
+}
+
+export type Harness = Awaited<ReturnType<typeof startRegistry>>;

@@ -1,9 +1,43 @@
 import semver from 'semver';
-import { Prisma } from '../generated/prisma/client';
-import { isUniqueViolation, type Db } from '../database';
+import { Prisma, type Agent, type Namespace } from './generated/prisma/client';
+import { isUniqueViolation, type Db } from './database';
 import { EMPTY_SUMMARY, searchTerms, summarizeManifest } from './manifest-summary';
 
+/**
+ * The agent row's shared state, used inside the transactions of several resources (publishing a
+ * version, unpublishing, certification results, agent changes): the row lock, the recomputation of
+ * what an agent shows from its versions, and the raw agent read of the hot paths.
+ */
 export type Tx = Prisma.TransactionClient;
+
+export type AgentWithOwner = Agent & { ns: Pick<Namespace, 'ownerSub'> };
+
+/**
+ * The columns of an agent and its namespace owner for raw reads. The hot read paths (get, search,
+ * manifest fetch) use one `$queryRaw` each: Prisma's model queries cost several times the CPU
+ * of a raw query with the driver adapter (see apps/registry/README.md, Performance).
+ */
+export const AGENT_COLUMNS = Prisma.sql`
+  a."id", a."namespace", a."name", a."displayName", a."summary", a."homepage", a."repository", a."keywords",
+  a."declaredCompliance", a."latestVersion", a."description", a."kind", a."agentKind", a."agentType", a."tier", a."status",
+  a."capabilities", a."compliance", a."tags", a."labels", a."searchTerms", a."certified", a."certifiedVersion", a."createdBy",
+  a."createdAt", a."updatedAt", a."deletedAt", n."ownerSub"`;
+
+export type AgentRow = Omit<AgentWithOwner, 'ns'> & { ownerSub: string };
+
+export function fromRow(row: AgentRow): AgentWithOwner {
+  const { ownerSub, ...agent } = row;
+  // Prisma stores an unset scalar list as NULL and reads it as []; raw reads do the same here.
+  for (const list of ['keywords', 'declaredCompliance', 'capabilities', 'compliance', 'tags'] as const) agent[list] ??= [];
+  return { ...agent, createdAt: new Date(agent.createdAt), updatedAt: new Date(agent.updatedAt), deletedAt: agent.deletedAt ? new Date(agent.deletedAt) : null, ns: { ownerSub } } as AgentWithOwner;
+}
+
+/** An agent with its owner by id (deleted or not). */
+export async function agentById(tx: Tx | Db, id: string): Promise<AgentWithOwner> {
+  const [row] = await tx.$queryRaw<AgentRow[]>`
+    SELECT ${AGENT_COLUMNS} FROM "registry"."Agent" a JOIN "registry"."Namespace" n ON n."name" = a."namespace" WHERE a."id" = ${id}::uuid`;
+  return fromRow(row);
+}
 
 /**
  * Locks an agent's row for the rest of the transaction, so that concurrent publishes, unpublishes

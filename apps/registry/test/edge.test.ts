@@ -1,10 +1,10 @@
 import request from 'supertest';
-import { startHarness, type Harness } from './test/harness';
+import { startRegistry, type Harness } from './fixtures';
 
 describe('edge inputs never reach a 500', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
   });
   afterAll(() => h.stop());
 

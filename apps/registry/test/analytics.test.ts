@@ -1,14 +1,13 @@
 import { eventually, uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from '../test/harness';
-import { manifest } from '../test/fixtures';
+import { manifest, startRegistry, type Harness } from './fixtures';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe('analytics', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
   });
   afterAll(() => h.stop());
 
@@ -27,7 +26,7 @@ describe('analytics', () => {
     await request(h.app).get(`${base}/versions/latest/manifest`).set('Authorization', reader).expect(200);
     await request(h.app).get(`/api/v1/search?q=${word}`).set('Authorization', reader).expect(200);
     await request(h.app).get(`/api/v1/search?q=${word}`).set('Authorization', reader).expect(200);
-    await h.services.usage.flush();
+    await h.parts.usage.flush();
 
     const report = await eventually(async () => {
       const res = await request(h.app).get(`/api/v1/analytics/${ns}/agent`).set('Authorization', owner.auth);

@@ -1,8 +1,7 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from '../test/harness';
-import { goodSecurity, manifest } from '../test/fixtures';
-import { prefixQuery } from './agent-query';
+import { goodSecurity, manifest, startRegistry, type Harness } from './fixtures';
+import { prefixQuery } from '../src/agents/agent-query';
 
 describe('prefixQuery', () => {
   it('keeps only words, each as a prefix, so no input is a tsquery syntax error', () => {
@@ -20,7 +19,7 @@ describe('search', () => {
   const names = (res: request.Response) => res.body.items.map((item: { name: string }) => item.name);
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startRegistry();
     reader = h.user(['registry:read']).auth;
     const owner = h.user();
     ns = uniqueName('search');
