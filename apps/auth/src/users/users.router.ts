@@ -1,7 +1,7 @@
 import { auth, PageQuery } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
 import { ApiRouter } from '@platform/http';
-import { publicUser, type Users } from './users';
+import { publicUser, type Users } from './users.service';
 
 export function usersRouter(verifier: TokenVerifier, users: Users): ApiRouter {
   return new ApiRouter(verifier)

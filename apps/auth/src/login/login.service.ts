@@ -1,10 +1,10 @@
 import { ApiError, tooManyRequests } from '@platform/http';
-import type { ApiKeys } from '../api-keys/api-keys';
-import type { AuditLog, AuditOrigin } from '../audit/audit-log';
+import type { ApiKeys } from '../api-keys/api-keys.service';
+import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import { decoyPasswordHash, verifyPassword } from '../crypto/passwords';
-import type { AccessTokenIssuer } from '../tokens/access-tokens';
-import type { RefreshTokens } from '../tokens/refresh-tokens';
-import type { Users } from '../users/users';
+import type { AccessTokenIssuer } from '../tokens/tokens.service';
+import type { RefreshTokens } from '../tokens/tokens.service';
+import type { Users } from '../users/users.service';
 import type { AccountLockout } from './account-lockout';
 
 const PASSWORD_SCOPE = 'api';

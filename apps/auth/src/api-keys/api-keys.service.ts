@@ -1,10 +1,8 @@
 import { notFound } from '@platform/http';
 import { randomBytes } from 'node:crypto';
-import type { AuditLog, AuditOrigin } from '../audit/audit-log';
+import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import { equalHashes, sha256 } from '../crypto/opaque-tokens';
-import type { AuthDatabase } from '../database';
-
-type ApiKeyRow = Awaited<ReturnType<AuthDatabase['apiKey']['findUniqueOrThrow']>>;
+import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 
 const KEY_FORMAT = /^ap_([A-Za-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
@@ -28,41 +26,37 @@ function describe(key: ApiKeyRow) {
  */
 export class ApiKeys {
   constructor(
-    private readonly db: AuthDatabase,
+    private readonly keys: ApiKeysRepository,
     private readonly audit: AuditLog,
   ) {}
 
   async issue(input: { service: string; permissions: string[]; expiresAt?: string }, createdBy: string, origin: AuditOrigin, rotatedFrom?: string) {
     const prefix = randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').slice(0, 12);
     const secret = randomBytes(32).toString('base64url');
-    const key = await this.db.apiKey.create({
-      data: { prefix, secretHash: sha256(secret), service: input.service, permissions: input.permissions, createdBy, expiresAt: input.expiresAt ? new Date(input.expiresAt) : null, rotatedFrom: rotatedFrom ?? null },
+    const key = await this.keys.create({
+      prefix, secretHash: sha256(secret), service: input.service, permissions: input.permissions, createdBy, expiresAt: input.expiresAt ? new Date(input.expiresAt) : null, rotatedFrom: rotatedFrom ?? null,
     });
     await this.audit.record({ eventType: rotatedFrom ? 'api_key_rotated' : 'api_key_issued', userId: createdBy, ...origin, metadata: { apiKeyId: key.id, service: key.service, rotatedFrom } });
     return { ...describe(key), key: `ap_${prefix}_${secret}` };
   }
 
   async list(page: { limit: number; offset: number }) {
-    const [keys, total] = await Promise.all([
-      this.db.apiKey.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }),
-      this.db.apiKey.count(),
-    ]);
+    const { keys, total } = await this.keys.page(page);
     return { apiKeys: keys.map(describe), total, ...page };
   }
 
   /** A new key with the same service and permissions; the old one stops working after the grace period. */
   async rotate(id: string, gracePeriodSeconds: number, actor: string, origin: AuditOrigin) {
-    const old = await this.db.apiKey.findUnique({ where: { id } });
+    const old = await this.keys.findById(id);
     if (!old || old.revokedAt) throw notFound('No active API key with this id');
     const replacement = await this.issue({ service: old.service, permissions: old.permissions, expiresAt: old.expiresAt?.toISOString() }, actor, origin, old.id);
     const cutoff = new Date(Date.now() + gracePeriodSeconds * 1000);
-    await this.db.apiKey.update({ where: { id }, data: gracePeriodSeconds === 0 ? { revokedAt: cutoff } : { expiresAt: old.expiresAt && old.expiresAt < cutoff ? old.expiresAt : cutoff } });
+    await this.keys.setEnd(id, gracePeriodSeconds === 0 ? { revokedAt: cutoff } : { expiresAt: old.expiresAt && old.expiresAt < cutoff ? old.expiresAt : cutoff });
     return replacement;
   }
 
   async revoke(id: string, actor: string, origin: AuditOrigin): Promise<void> {
-    const result = await this.db.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-    if (result.count === 0) throw notFound('No active API key with this id');
+    if (!(await this.keys.revokeActive(id))) throw notFound('No active API key with this id');
     await this.audit.record({ eventType: 'api_key_revoked', userId: actor, ...origin, metadata: { apiKeyId: id } });
   }
 
@@ -70,12 +64,12 @@ export class ApiKeys {
   async authenticate(presented: string): Promise<ApiKeyRow | undefined> {
     const match = KEY_FORMAT.exec(presented);
     if (!match) return undefined;
-    const key = await this.db.apiKey.findUnique({ where: { prefix: match[1]! } });
+    const key = await this.keys.findByPrefix(match[1]!);
     if (!key || !equalHashes(key.secretHash, sha256(match[2]!))) return undefined;
     const now = new Date();
     if (key.revokedAt && key.revokedAt <= now) return undefined;
     if (key.expiresAt && key.expiresAt <= now) return undefined;
-    await this.db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
+    await this.keys.markUsed(key.id, now);
     return key;
   }
 }

@@ -1,11 +1,11 @@
 import { badRequest, notFound } from '@platform/http';
 import { randomBytes } from 'node:crypto';
-import type { AuditLog, AuditOrigin } from '../audit/audit-log';
-import type { AuthConfig } from '../config';
+import type { AuditLog, AuditOrigin } from '../audit/audit.service';
+import type { AuthConfig } from '../service';
 import { pkceChallenge } from '../crypto/opaque-tokens';
 import type { SecretBox } from '../crypto/secret-box';
-import type { AuthDatabase } from '../database';
-import { invalidGrant, type RefreshTokens } from '../tokens/refresh-tokens';
+import { invalidGrant, type RefreshTokens } from '../tokens/tokens.service';
+import type { OAuthRepository } from './oauth.repository';
 import { oauthError, type IdpClient, type IdpIdentity, type IdpTokens } from './idp-client';
 import type { OAuthProviders, ProviderConfig } from './providers';
 import { isAllowedRedirectUri } from './redirect-uris';
@@ -39,7 +39,7 @@ interface TokenInput {
  */
 export class OAuthFlow {
   constructor(
-    private readonly db: AuthDatabase,
+    private readonly store: OAuthRepository,
     private readonly providers: OAuthProviders,
     private readonly idp: IdpClient,
     private readonly refreshTokens: RefreshTokens,
@@ -66,14 +66,10 @@ export class OAuthFlow {
     if (!this.redirectAllowed(provider, redirectUri)) throw oauthError(400, 'redirect_uri_mismatch', 'The redirect URI is not registered');
     const state = input.state ?? randomBytes(32).toString('base64url');
     const scope = input.scope ?? provider.scopes.join(' ');
-    try {
-      await this.db.oAuthAuthorization.create({
-        data: { state, provider: provider.name, clientId: input.client_id ?? DEFAULT_CLIENT_ID, redirectUri, codeChallenge: input.code_challenge, scope, expiresAt: new Date(Date.now() + this.config.AUTH_OAUTH_STATE_TTL * 1000) },
-      });
-    } catch (error) {
-      if ((error as { code?: string }).code === 'P2002') throw badRequest('The state or code challenge was already used; make new ones for every request');
-      throw error;
-    }
+    const recorded = await this.store.createAuthorization({
+      state, provider: provider.name, clientId: input.client_id ?? DEFAULT_CLIENT_ID, redirectUri, codeChallenge: input.code_challenge, scope, expiresAt: new Date(Date.now() + this.config.AUTH_OAUTH_STATE_TTL * 1000),
+    });
+    if (!recorded) throw badRequest('The state or code challenge was already used; make new ones for every request');
     await this.audit.record({ eventType: 'oauth_authorize', clientId: input.client_id ?? DEFAULT_CLIENT_ID, ...origin, metadata: { provider: provider.name } });
     const url = new URL(provider.authorizationUrl);
     const params = { client_id: provider.clientId, redirect_uri: redirectUri, response_type: 'code', scope, state, code_challenge: input.code_challenge, code_challenge_method: 'S256' };
@@ -83,7 +79,7 @@ export class OAuthFlow {
 
   /** Exchanges the identity provider's code for platform tokens. */
   async exchange(input: TokenInput, origin: AuditOrigin) {
-    const pending = await this.db.oAuthAuthorization.findUnique({ where: { codeChallenge: pkceChallenge(input.code_verifier) } });
+    const pending = await this.store.findAuthorization(pkceChallenge(input.code_verifier));
     const fail = async (reason: string, error: Error) => {
       await this.audit.record({ eventType: 'oauth_login_failure', clientId: input.client_id, ...origin, metadata: { reason, provider: pending?.provider } });
       return error;
@@ -94,8 +90,7 @@ export class OAuthFlow {
     if (pending.expiresAt <= new Date()) throw await fail('expired', oauthError(400, 'invalid_grant', 'The authorization request has expired'));
     if (input.redirect_uri !== pending.redirectUri) throw await fail('redirect_uri_mismatch', oauthError(400, 'redirect_uri_mismatch', 'The redirect URI differs from the authorization request'));
     if (input.client_id !== pending.clientId) throw await fail('client_mismatch', oauthError(400, 'invalid_grant', 'The client differs from the authorization request'));
-    const claimed = await this.db.oAuthAuthorization.updateMany({ where: { state: pending.state, consumedAt: null }, data: { consumedAt: new Date() } });
-    if (claimed.count === 0) throw await fail('code_replayed', oauthError(400, 'invalid_grant', 'This authorization was already used'));
+    if (!(await this.store.consumeAuthorization(pending.state))) throw await fail('code_replayed', oauthError(400, 'invalid_grant', 'This authorization was already used'));
 
     const provider = await this.provider(pending.provider);
     const idpTokens = await this.idp
@@ -131,7 +126,7 @@ export class OAuthFlow {
 
   /** The caller's stored identity-provider token, decrypted. */
   async idpToken(userId: string) {
-    const stored = await this.db.idpToken.findFirst({ where: { userId }, orderBy: { updatedAt: 'desc' } });
+    const stored = await this.store.latestIdpToken(userId);
     if (!stored) throw notFound('No identity-provider token is stored for this user');
     return {
       access_token: this.box.open(stored.accessTokenEncrypted),
@@ -148,7 +143,7 @@ export class OAuthFlow {
     const session = await this.refreshTokens.findByToken(input.refresh_token);
     if (!session || session.provider !== input.provider) throw invalidGrant('The refresh token is not valid for this provider');
     const provider = await this.provider(input.provider);
-    const stored = await this.db.idpToken.findUnique({ where: { userId_provider: { userId: session.userId, provider: provider.name } } });
+    const stored = await this.store.idpToken(session.userId, provider.name);
     if (!stored?.refreshTokenEncrypted) throw invalidGrant('No identity-provider refresh token is stored for this session');
     const renewed = await this.idp.token(provider, { grant_type: 'refresh_token', refresh_token: this.box.open(stored.refreshTokenEncrypted) });
     await this.storeIdpTokens(session.userId, provider.name, { ...renewed, refresh_token: renewed.refresh_token ?? this.box.open(stored.refreshTokenEncrypted) });
@@ -165,11 +160,7 @@ export class OAuthFlow {
 
   private async upsertUser(provider: string, identity: IdpIdentity, access: { roles: string[]; permissions: string[]; groups: unknown }) {
     const profile = { email: identity.email, name: identity.name, avatarUrl: identity.avatarUrl, roles: access.roles, permissions: access.permissions, idpGroups: access.groups as object, lastLoginAt: new Date() };
-    const existing = await this.db.user.findUnique({ where: { idpProvider_idpSubject: { idpProvider: provider, idpSubject: identity.subject } } });
-    if (existing) return this.db.user.update({ where: { id: existing.id }, data: profile });
-    const taken = await this.db.user.findUnique({ where: { username: identity.username } });
-    const username = taken ? `${identity.username}@${provider}` : identity.username;
-    return this.db.user.create({ data: { username, idpProvider: provider, idpSubject: identity.subject, ...profile } });
+    return this.store.upsertIdpUser(provider, identity.subject, identity.username, profile);
   }
 
   private async storeIdpTokens(userId: string, provider: string, tokens: IdpTokens) {
@@ -180,6 +171,6 @@ export class OAuthFlow {
       scope: tokens.scope ?? '',
       expiresAt: new Date(Date.now() + (tokens.expires_in ?? IDP_TOKEN_DEFAULT_TTL) * 1000),
     };
-    await this.db.idpToken.upsert({ where: { userId_provider: { userId, provider } }, create: { userId, provider, ...data }, update: data });
+    await this.store.storeIdpToken(userId, provider, data);
   }
 }

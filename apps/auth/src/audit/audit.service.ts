@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { AuthDatabase, Prisma } from '../database';
+import type { AuditFilter, AuditRepository } from './audit.repository';
 
 /** Every authentication event the service records (spec 1, Events). */
 export type AuditEventType =
@@ -40,33 +40,21 @@ export function originOf(req: Request): AuditOrigin {
 }
 
 export class AuditLog {
-  constructor(private readonly db: AuthDatabase) {}
+  constructor(private readonly events: AuditRepository) {}
 
   async record(entry: AuditEntry): Promise<void> {
-    await this.db.auditEvent.create({
-      data: {
-        eventType: entry.eventType,
-        userId: entry.userId ?? null,
-        clientId: entry.clientId ?? null,
-        ip: entry.ip ?? null,
-        userAgent: entry.userAgent ?? null,
-        metadata: { mfa: false, ...entry.metadata } as Prisma.InputJsonValue,
-      },
+    await this.events.insert({
+      eventType: entry.eventType,
+      userId: entry.userId ?? null,
+      clientId: entry.clientId ?? null,
+      ip: entry.ip ?? null,
+      userAgent: entry.userAgent ?? null,
+      metadata: { mfa: false, ...entry.metadata },
     });
   }
 
-  async query(filter: { userId?: string; eventType?: string; from?: string; to?: string; limit: number; offset: number }) {
-    const where = {
-      ...(filter.userId && { userId: filter.userId }),
-      ...(filter.eventType && { eventType: filter.eventType }),
-      ...((filter.from || filter.to) && {
-        timestamp: { ...(filter.from && { gte: new Date(filter.from) }), ...(filter.to && { lte: new Date(filter.to) }) },
-      }),
-    };
-    const [events, total] = await Promise.all([
-      this.db.auditEvent.findMany({ where, orderBy: [{ timestamp: 'desc' }, { id: 'asc' }], take: filter.limit, skip: filter.offset }),
-      this.db.auditEvent.count({ where }),
-    ]);
+  async query(filter: AuditFilter) {
+    const { events, total } = await this.events.page(filter);
     return {
       events: events.map((event) => ({ ...event, timestamp: event.timestamp.toISOString(), metadata: event.metadata as Record<string, unknown> })),
       total,

@@ -1,10 +1,7 @@
-import { createRedis } from '@platform/data';
-import { createLogger } from '@platform/telemetry';
+import { startTestService } from '@platform/testing';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createAuthService } from '../src/app';
-import { loadAuthConfig } from '../src/config';
-import { createAuthDatabase } from '../src/database';
+import { authService } from '../src/service';
 import { authTestDatabaseUrl } from './database';
 
 export const ADMIN = { username: `admin-${process.pid}`, password: 'bootstrap-admin-password' };
@@ -15,29 +12,26 @@ export function clientIp(): string {
   return `10.${bytes[0]}.${bytes[1]}.${bytes[2]}`;
 }
 
-/** The real auth service on the suite's database and the machine's Redis, with generous limits. */
+/** The real auth service (through the shared test harness) on the suite's database and the machine's Redis, with generous limits. */
 export async function startAuth(overrides: Record<string, string> = {}) {
-  const config = loadAuthConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: authTestDatabaseUrl(),
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    AUTH_PUBLIC_URL: 'http://auth.test',
-    AUTH_ADMIN_USERNAME: ADMIN.username,
-    AUTH_ADMIN_PASSWORD: ADMIN.password,
-    AUTH_LOGIN_RATE_LIMIT: '1000',
-    AUTH_REFRESH_RATE_LIMIT: '1000',
-    AUTH_VALIDATE_RATE_LIMIT: '10000',
-    AUTH_KEY_PREPUBLISH: '0',
-    ...overrides,
+  // The api role: the tests that rotate on schedule run their own rotation worker.
+  const started = await startTestService(authService, {
+    env: {
+      SERVICE_ROLE: 'api',
+      DATABASE_URL: authTestDatabaseUrl(),
+      MIGRATE_ON_START: 'false', // test/global-setup.ts migrated the suite's database
+      AUTH_PUBLIC_URL: 'http://auth.test',
+      AUTH_ADMIN_USERNAME: ADMIN.username,
+      AUTH_ADMIN_PASSWORD: ADMIN.password,
+      AUTH_LOGIN_RATE_LIMIT: '1000',
+      AUTH_REFRESH_RATE_LIMIT: '1000',
+      AUTH_VALIDATE_RATE_LIMIT: '10000',
+      AUTH_KEY_PREPUBLISH: '0',
+      ...overrides,
+    },
   });
-  const db = createAuthDatabase(config.DATABASE_URL);
-  const redis = createRedis(config.REDIS_URL);
-  const service = await createAuthService({ config, db, redis, logger: createLogger('auth', 'test', 'silent') }).catch(async (error: unknown) => {
-    await db.$disconnect();
-    redis.disconnect();
-    throw error;
-  });
+  const { config, db, redis } = started.infra;
+  const service = { app: started.app, keys: started.parts.keys, audit: started.parts.audit };
   const ip = clientIp();
   const http = () => ({
     get: (path: string) => request(service.app).get(path).set('X-Forwarded-For', ip),
@@ -71,11 +65,7 @@ export async function startAuth(overrides: Record<string, string> = {}) {
     login,
     admin,
     createUser,
-    async close() {
-      await service.close();
-      await db.$disconnect();
-      redis.disconnect();
-    },
+    close: () => started.stop(),
   };
 }
 

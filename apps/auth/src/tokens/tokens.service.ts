@@ -2,10 +2,12 @@ import { publishRevocation } from '@platform/jwt';
 import { ApiError } from '@platform/http';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { AuditLog, AuditOrigin } from '../audit/audit-log';
+import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import { randomToken, sha256 } from '../crypto/opaque-tokens';
-import type { AuthDatabase } from '../database';
 import type { AccessTokenIssuer } from './access-tokens';
+import type { RefreshRow, RefreshTokenSink, RefreshTokensUnit, TokensRepository } from './tokens.repository';
+
+export type { AccessTokenIssuer };
 
 export const invalidGrant = (message: string) => new ApiError(401, 'authentication_error', 'invalid_grant', message);
 
@@ -33,18 +35,6 @@ interface SessionOptions {
   parentId?: string;
 }
 
-type RefreshRow = {
-  id: string;
-  familyId: string;
-  userId: string;
-  clientId: string;
-  scope: string;
-  provider: string | null;
-  expiresAt: Date;
-  usedAt: Date | null;
-  revokedAt: Date | null;
-};
-
 /**
  * Refresh tokens rotate on every use. The tokens of one login form a family: presenting a token
  * that was already used revokes the whole family (and its access tokens), because two parties now
@@ -54,7 +44,7 @@ type RefreshRow = {
  */
 export class RefreshTokens {
   constructor(
-    private readonly db: AuthDatabase,
+    private readonly tokens: TokensRepository,
     private readonly redis: Redis,
     private readonly accessTokens: AccessTokenIssuer,
     private readonly audit: AuditLog,
@@ -62,7 +52,7 @@ export class RefreshTokens {
   ) {}
 
   /** Issues an access token and a refresh token for a new or continuing session. */
-  async issue(user: SessionUser, session: SessionOptions, tx: Pick<AuthDatabase, 'refreshToken'> = this.db): Promise<SessionTokens> {
+  async issue(user: SessionUser, session: SessionOptions, sink: RefreshTokenSink = this.tokens): Promise<SessionTokens> {
     const access = this.accessTokens.issue({
       sub: user.id,
       roles: user.roles,
@@ -73,19 +63,17 @@ export class RefreshTokens {
     });
     const refreshToken = randomToken('rt');
     const familyId = session.familyId ?? randomUUID();
-    await tx.refreshToken.create({
-      data: {
-        tokenHash: sha256(refreshToken),
-        familyId,
-        parentId: session.parentId ?? null,
-        userId: user.id,
-        clientId: session.clientId,
-        scope: session.scope,
-        provider: session.provider ?? null,
-        accessJti: access.jti,
-        accessExp: access.exp,
-        expiresAt: new Date(Date.now() + this.options.ttlSeconds * 1000),
-      },
+    await sink.insert({
+      tokenHash: sha256(refreshToken),
+      familyId,
+      parentId: session.parentId ?? null,
+      userId: user.id,
+      clientId: session.clientId,
+      scope: session.scope,
+      provider: session.provider ?? null,
+      accessJti: access.jti,
+      accessExp: access.exp,
+      expiresAt: new Date(Date.now() + this.options.ttlSeconds * 1000),
     });
     return { accessToken: access.token, refreshToken, expiresIn: access.expiresIn, scope: session.scope, familyId };
   }
@@ -93,18 +81,16 @@ export class RefreshTokens {
   /** Exchanges a refresh token for new tokens, or refuses it (revoking the family on reuse). */
   async rotate(presented: string, origin: AuditOrigin): Promise<SessionTokens & { userId: string; provider: string | null }> {
     const tokenHash = sha256(presented);
-    const outcome = await this.db.$transaction(async (tx) => {
+    const outcome = await this.tokens.transaction(async (tx) => {
       // Row lock: two racing refreshes of one token are decided one after the other.
-      const [row] = await tx.$queryRaw<RefreshRow[]>`
-        SELECT "id", "familyId", "userId", "clientId", "scope", "provider", "expiresAt", "usedAt", "revokedAt"
-        FROM "RefreshToken" WHERE "tokenHash" = ${tokenHash} FOR UPDATE`;
+      const row = await tx.lockByHash(tokenHash);
       if (!row) return { kind: 'unknown' as const };
       if (row.revokedAt) return { kind: 'revoked' as const, row };
       if (row.expiresAt <= new Date()) return { kind: 'expired' as const, row };
       if (row.usedAt && !(await this.withinGrace(tx, row))) return { kind: 'reused' as const, row };
-      const user = await tx.user.findUnique({ where: { id: row.userId } });
+      const user = await tx.user(row.userId);
       if (!user || user.disabled) return { kind: 'user_gone' as const, row };
-      if (!row.usedAt) await tx.refreshToken.update({ where: { id: row.id }, data: { usedAt: new Date() } });
+      if (!row.usedAt) await tx.markUsed(row.id);
       const tokens = await this.issue(user, { clientId: row.clientId, scope: row.scope, provider: row.provider, familyId: row.familyId, parentId: row.id }, tx);
       return { kind: 'rotated' as const, row, tokens, graced: Boolean(row.usedAt) };
     });
@@ -125,19 +111,17 @@ export class RefreshTokens {
   /** Revokes every refresh token of a family and every access token issued with them. */
   async revokeFamily(familyId: string): Promise<void> {
     const now = new Date();
-    await this.db.refreshToken.updateMany({ where: { familyId, revokedAt: null }, data: { revokedAt: now } });
-    const members = await this.db.refreshToken.findMany({ where: { familyId, accessExp: { gt: Math.floor(now.getTime() / 1000) } }, select: { accessJti: true, accessExp: true } });
+    const members = await this.tokens.revokeFamily(familyId, now);
     await Promise.all(members.map((member) => publishRevocation(this.redis, member.accessJti, member.accessExp)));
   }
 
   /** The family of a presented refresh token, for /revoke; undefined when the token is unknown. */
   async findByToken(presented: string) {
-    return this.db.refreshToken.findUnique({ where: { tokenHash: sha256(presented) }, select: { familyId: true, userId: true, provider: true } });
+    return this.tokens.findByHash(sha256(presented));
   }
 
-  private async withinGrace(tx: Pick<AuthDatabase, 'refreshToken'>, row: RefreshRow): Promise<boolean> {
+  private async withinGrace(tx: RefreshTokensUnit, row: RefreshRow): Promise<boolean> {
     if (!row.usedAt || Date.now() - row.usedAt.getTime() > this.options.graceSeconds * 1000) return false;
-    const usedChild = await tx.refreshToken.findFirst({ where: { parentId: row.id, usedAt: { not: null } }, select: { id: true } });
-    return !usedChild;
+    return !(await tx.hasUsedChild(row.id));
   }
 }

@@ -6,14 +6,13 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type Ke
 import { promisify } from 'node:util';
 import type { z } from 'zod';
 import type { SecretBox } from '../crypto/secret-box';
-import type { AuthDatabase } from '../database';
+import type { SigningKeysRepository, SigningKeysUnit } from './signing-keys.repository';
 
 type Jwk = z.infer<typeof auth.Jwk>;
 
 const generateRsa = promisify(generateKeyPair);
 export const MAX_PUBLISHED_KEYS = 5;
 const KEYS_CHANGED_CHANNEL = 'auth:signing-keys-changed';
-const ROTATION_LOCK = 0x6175746b; // pg advisory lock id ("autk"): one rotation at a time across replicas
 
 interface LoadedKey {
   kid: string;
@@ -48,7 +47,7 @@ export class KeyRing {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly db: AuthDatabase,
+    private readonly store: SigningKeysRepository,
     private readonly box: SecretBox,
     private readonly redis: Redis,
     private readonly options: KeyRingOptions,
@@ -59,9 +58,9 @@ export class KeyRing {
     // Load first: a wrong AUTH_ENCRYPTION_KEY must stop start-up before anything is written.
     await this.load();
     if (!this.hasActiveKey()) {
-      await this.withRotationLock(async (tx) => {
+      await this.store.withRotationLock(async (tx) => {
         const now = new Date();
-        const active = await tx.signingKey.count({ where: { activatesAt: { lte: now }, OR: [{ retiredAt: null }, { retiredAt: { gt: now } }] } });
+        const active = await tx.countActive(now);
         if (active === 0) await this.insertKey(tx, now);
       });
       await this.load();
@@ -80,7 +79,7 @@ export class KeyRing {
   }
 
   async load(): Promise<void> {
-    const rows = await this.db.signingKey.findMany({ where: { OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] }, orderBy: { activatesAt: 'asc' } });
+    const rows = await this.store.live(new Date());
     const known = new Map(this.keys.map((key) => [key.kid, key]));
     this.keys = rows.map((row) => {
       const cached = known.get(row.kid);
@@ -141,13 +140,13 @@ export class KeyRing {
    * still pending, or when the JWKS would hold more than five keys.
    */
   async rotate(now = new Date()): Promise<{ kid: string; activatesAt: Date }> {
-    const created = await this.withRotationLock(async (tx) => {
-      const live = await tx.signingKey.findMany({ where: { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }, orderBy: { activatesAt: 'asc' } });
+    const created = await this.store.withRotationLock(async (tx) => {
+      const live = await tx.live(now);
       if (live.some((key) => key.activatesAt > now)) throw conflict('A new signing key is already waiting to activate');
       if (live.length >= MAX_PUBLISHED_KEYS) throw conflict('The JWKS already holds five keys; wait for a retired key to expire');
       const activatesAt = new Date(now.getTime() + this.options.prepublishSeconds * 1000);
       const expiresAt = new Date(activatesAt.getTime() + (this.options.accessTokenTtlSeconds + 60) * 1000);
-      await tx.signingKey.updateMany({ where: { retiredAt: null, activatesAt: { lte: now } }, data: { retiredAt: activatesAt, expiresAt } });
+      await tx.retireActive(now, activatesAt, expiresAt);
       return this.insertKey(tx, activatesAt);
     });
     await this.redis.publish(KEYS_CHANGED_CHANNEL, created.kid).catch(() => undefined);
@@ -169,21 +168,14 @@ export class KeyRing {
     }
   }
 
-  private async insertKey(tx: Pick<AuthDatabase, 'signingKey'>, activatesAt: Date) {
+  private async insertKey(tx: SigningKeysUnit, activatesAt: Date) {
     const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
     const exported = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
     const kid = thumbprint({ kty: 'RSA', n: exported.n, e: exported.e });
     const jwk: Jwk = { kty: 'RSA', kid, use: 'sig', alg: 'RS256', n: exported.n, e: exported.e };
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    await tx.signingKey.create({ data: { kid, publicJwk: jwk, privateKeyEncrypted: this.box.seal(pem), activatesAt } });
+    await tx.insert({ kid, publicJwk: jwk, privateKeyEncrypted: this.box.seal(pem), activatesAt });
     return { kid, activatesAt };
-  }
-
-  private withRotationLock<T>(work: (tx: Parameters<Parameters<AuthDatabase['$transaction']>[0]>[0]) => Promise<T>): Promise<T> {
-    return this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROTATION_LOCK})`;
-      return work(tx);
-    });
   }
 
   private published(now: Date): LoadedKey[] {

@@ -1,10 +1,8 @@
 import { conflict } from '@platform/http';
 import type { Logger } from 'pino';
-import type { AuditLog } from '../audit/audit-log';
+import type { AuditLog } from '../audit/audit.service';
 import { hashPassword } from '../crypto/passwords';
-import type { AuthDatabase } from '../database';
-
-type UserRow = Awaited<ReturnType<AuthDatabase['user']['findUniqueOrThrow']>>;
+import type { UserRow, UsersRepository } from './users.repository';
 
 export function publicUser(user: UserRow) {
   return {
@@ -23,41 +21,36 @@ export function publicUser(user: UserRow) {
 
 export class Users {
   constructor(
-    private readonly db: AuthDatabase,
+    private readonly users: UsersRepository,
     private readonly audit: AuditLog,
   ) {}
 
   findByUsername(username: string) {
-    return this.db.user.findUnique({ where: { username } });
+    return this.users.findByUsername(username);
   }
 
   async create(input: { username: string; password: string; email?: string; name?: string; roles: string[]; permissions: string[] }, createdBy?: string) {
     const existing = await this.findByUsername(input.username);
     if (existing) throw conflict(`The username ${input.username} is taken`);
-    const user = await this.db.user.create({
-      data: {
+    const user = await this.users.create({
         username: input.username,
         passwordHash: await hashPassword(input.password),
         email: input.email ?? null,
         name: input.name ?? null,
         roles: input.roles,
         permissions: input.permissions,
-      },
     });
     await this.audit.record({ eventType: 'user_created', userId: user.id, metadata: { createdBy: createdBy ?? 'bootstrap', roles: user.roles } });
     return user;
   }
 
   async list(page: { limit: number; offset: number }) {
-    const [users, total] = await Promise.all([
-      this.db.user.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }),
-      this.db.user.count(),
-    ]);
+    const { users, total } = await this.users.page(page);
     return { users: users.map(publicUser), total, ...page };
   }
 
   markLoggedIn(userId: string) {
-    return this.db.user.update({ where: { id: userId }, data: { lastLoginAt: new Date() } });
+    return this.users.markLoggedIn(userId);
   }
 
   /** The bootstrap admin from AUTH_ADMIN_USERNAME / AUTH_ADMIN_PASSWORD, created once. */
