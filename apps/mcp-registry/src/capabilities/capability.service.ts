@@ -1,4 +1,5 @@
-import type { ConnectionRepository } from '../connections/connection.repository';
+import type { ConnectionService } from '../connections/connection.service';
+import type { CapabilityRepository } from './capability.repository';
 
 /**
  * One summary per capability name across connections that are not disconnected: its providers,
@@ -6,14 +7,16 @@ import type { ConnectionRepository } from '../connections/connection.repository'
  * server reported for a tool of that name.
  */
 export class CapabilityService {
-  constructor(private readonly repository: ConnectionRepository) {}
+  constructor(
+    private readonly repository: CapabilityRepository,
+    private readonly connections: ConnectionService,
+  ) {}
 
   async summary() {
-    const prisma = this.repository.prisma;
     const [connections, tools, calls] = await Promise.all([
-      prisma.connection.findMany({ where: { status: { not: 'disconnected' } }, select: { id: true, capabilityNames: true } }),
-      prisma.tool.findMany({ where: { connection: { status: { not: 'disconnected' } } }, select: { name: true, description: true } }),
-      this.repository.callsByTool(),
+      this.repository.liveCapabilityNames(),
+      this.repository.liveTools(),
+      this.connections.callsByTool(),
     ]);
     const providers = new Map<string, number>();
     for (const connection of connections) for (const name of connection.capabilityNames) providers.set(name, (providers.get(name) ?? 0) + 1);

@@ -1,8 +1,7 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import type { ConnectionRepository, ConnectionRow } from '../connections/connection.repository';
-import type { ConnectionService } from '../connections/connection.service';
+import type { ConnectionRow, ConnectionService } from '../connections/connection.service';
 import { JsonApiCollection, type JsonApiResource } from './cms-client';
 
 type SyncRequest = z.output<typeof mcpRegistry.CmsSyncRequest>;
@@ -31,7 +30,7 @@ function attributesOf(row: ConnectionRow): Record<string, unknown> {
  * `bidirectional` pulls, then pushes (so pulled connections get their `registry_id` on the CMS).
  */
 export class CmsSyncService {
-  constructor(private readonly deps: { repository: ConnectionRepository; connections: ConnectionService }) {}
+  constructor(private readonly deps: { connections: ConnectionService }) {}
 
   async sync(request: SyncRequest, caller: AccessTokenClaims | undefined): Promise<SyncResponse> {
     const cms = new JsonApiCollection(request.cmsEndpoint, request.apiKey);
@@ -45,10 +44,10 @@ export class CmsSyncService {
     };
     const remote = await cms.list();
     const type = remote[0]?.type ?? CMS_RESOURCE_TYPE;
-    let local = await this.deps.repository.all({ status: { not: 'disconnected' } });
+    let local = await this.deps.connections.live();
     if (request.syncMode !== 'push') {
       await this.pull(remote, local, caller, result);
-      local = await this.deps.repository.all({ status: { not: 'disconnected' } });
+      local = await this.deps.connections.live();
     }
     if (request.syncMode !== 'pull') await this.push(cms, type, remote, local, result);
     result.syncedAt = new Date().toISOString();

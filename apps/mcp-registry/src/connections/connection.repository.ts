@@ -1,13 +1,20 @@
-import type { Connection, Prisma, PrismaClient, Tool } from '../generated/prisma/client';
+import type { Db } from '../database';
+import type { Connection, Prisma, Tool } from '../generated/prisma/client';
+import { round } from '../numbers';
 
 export type ConnectionRow = Connection;
 export type ToolRow = Tool;
+export type NewConnection = Prisma.ConnectionCreateInput;
+export type ConnectionChanges = Prisma.ConnectionUpdateInput;
+export type ConnectionFilter = Pick<Prisma.ConnectionWhereInput, 'status' | 'type' | 'protocol'> & { capability?: string };
+/** A JSON value as stored (endpoint, metadata). */
+export type Json = Prisma.InputJsonValue;
 
 const TOOL_CALL = '"mcp-registry"."ToolCall"';
 
 /** Connections, their tools and their tool-call history in Postgres. */
 export class ConnectionRepository {
-  constructor(readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: Db) {}
 
   create(data: Prisma.ConnectionCreateInput): Promise<ConnectionRow> {
     return this.prisma.connection.create({ data });
@@ -29,7 +36,9 @@ export class ConnectionRepository {
     return this.prisma.connection.findMany({ where: { id: { in: ids } } });
   }
 
-  async list(where: Prisma.ConnectionWhereInput, limit: number, offset: number): Promise<{ rows: ConnectionRow[]; total: number; filtered: number }> {
+  async list(filter: ConnectionFilter, limit: number, offset: number): Promise<{ rows: ConnectionRow[]; total: number; filtered: number }> {
+    const { capability, ...fields } = filter;
+    const where: Prisma.ConnectionWhereInput = { ...fields, ...(capability && { capabilityNames: { has: capability } }) };
     const [rows, total, filtered] = await Promise.all([
       this.prisma.connection.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
       this.prisma.connection.count(),
@@ -38,8 +47,14 @@ export class ConnectionRepository {
     return { rows, total, filtered };
   }
 
-  all(where: Prisma.ConnectionWhereInput = {}): Promise<ConnectionRow[]> {
-    return this.prisma.connection.findMany({ where, orderBy: { createdAt: 'asc' } });
+  /** Every connection that is not disconnected, oldest first. */
+  live(): Promise<ConnectionRow[]> {
+    return this.prisma.connection.findMany({ where: { status: { not: 'disconnected' } }, orderBy: { createdAt: 'asc' } });
+  }
+
+  /** Connections whose scheduled health checks should run. */
+  scheduled(): Promise<ConnectionRow[]> {
+    return this.prisma.connection.findMany({ where: { status: { not: 'disconnected' }, healthCheckEnabled: true }, orderBy: { createdAt: 'asc' } });
   }
 
   update(id: string, data: Prisma.ConnectionUpdateInput): Promise<ConnectionRow> {
@@ -110,9 +125,4 @@ export class ConnectionRepository {
     const rows = await this.prisma.toolCall.groupBy({ by: ['tool'], _count: { _all: true }, _avg: { latencyMs: true } });
     return new Map(rows.map((row) => [row.tool, { requests: row._count._all, averageLatency: round(row._avg.latencyMs ?? 0) }]));
   }
-}
-
-export function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }

@@ -1,13 +1,16 @@
 import type { AccessTokenClaims, mcpRegistry } from '@platform/contracts';
 import { hasPermission } from '@platform/jwt';
 import { conflict, forbidden, notFound } from '@platform/http';
-import type { Prisma } from '../generated/prisma/client';
 import type { EventBus } from '../events/event-bus';
-import type { CheckScheduler } from '../health-checks/check-scheduler';
-import type { LiveLoad } from '../load-balancing/live-load';
+import type { CheckScheduler } from '../operations/check-scheduler';
+import type { LiveLoad } from '../supervisor/live-load';
 import { assertCommandAllowed, type StdioPolicy } from '../supervisor/stdio-launch';
 import type { Supervisor } from '../supervisor/supervisor';
-import type { ConnectionRepository, ConnectionRow } from './connection.repository';
+import type { ConnectionChanges, ConnectionRepository, ConnectionRow, Json, ToolRow } from './connection.repository';
+
+export type { ConnectionChanges, ConnectionRow, Json, ToolRow };
+/** What other resources show of a connection. */
+export { publicEndpoint, uptimeSeconds } from './connection.view';
 import { toDetail, toListItem } from './connection.view';
 
 export const ADMIN_PERMISSION = 'mcp:admin';
@@ -53,10 +56,10 @@ export class ConnectionService {
       name: body.name,
       type: body.type,
       protocol: body.protocol,
-      endpoint: body.endpoint as Prisma.InputJsonValue,
+      endpoint: body.endpoint as Json,
       declaredCapabilities: body.capabilities,
       capabilityNames: [...new Set(body.capabilities)],
-      metadata: body.metadata as Prisma.InputJsonValue,
+      metadata: body.metadata as Json,
       capacity: body.capacity ?? this.deps.defaultCapacity,
       healthCheckEnabled: body.healthCheck.enabled,
       healthCheckInterval: body.healthCheck.interval,
@@ -82,13 +85,13 @@ export class ConnectionService {
   }
 
   async list(query: ListQuery) {
-    const where: Prisma.ConnectionWhereInput = {
+    const filter = {
       ...(query.status && { status: query.status }),
       ...(query.type && { type: query.type }),
       ...(query.protocol && { protocol: query.protocol }),
-      ...(query.capability && { capabilityNames: { has: query.capability } }),
+      ...(query.capability && { capability: query.capability }),
     };
-    const { rows, total, filtered } = await this.deps.repository.list(where, query.limit, query.offset);
+    const { rows, total, filtered } = await this.deps.repository.list(filter, query.limit, query.offset);
     const [rpm, load] = await Promise.all([this.deps.repository.requestsPerMinute(rows.map((row) => row.id)), this.deps.liveLoad.snapshot()]);
     return {
       connections: rows.map((row) => toListItem(row, { requestsPerMinute: rpm.get(row.id) ?? 0, activeRequests: load.get(row.id) ?? 0 })),
@@ -102,8 +105,8 @@ export class ConnectionService {
   async update(id: string, body: Update, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
     const current = await this.get(id);
     this.guardStdio(current.protocol, undefined, caller);
-    const data: Prisma.ConnectionUpdateInput = {};
-    if (body.metadata) data.metadata = { ...(current.metadata as object), ...body.metadata } as Prisma.InputJsonValue;
+    const data: ConnectionChanges = {};
+    if (body.metadata) data.metadata = { ...(current.metadata as object), ...body.metadata } as Json;
     if (body.capacity) data.capacity = body.capacity;
     if (body.healthCheck?.enabled !== undefined) data.healthCheckEnabled = body.healthCheck.enabled;
     if (body.healthCheck?.interval !== undefined) data.healthCheckInterval = body.healthCheck.interval;
@@ -135,5 +138,58 @@ export class ConnectionService {
 
   publishStatus(connectionId: string, status: string, previousStatus?: string): Promise<void> {
     return this.deps.events.publish({ type: 'connection-status', connectionId, status, ...(previousStatus && { previousStatus }), timestamp: new Date().toISOString() });
+  }
+
+  // The connection rows and their history, for the other resources (they reach connections through this service).
+
+  find(id: string): Promise<ConnectionRow | null> {
+    return this.deps.repository.find(id);
+  }
+
+  findMany(ids: string[]): Promise<ConnectionRow[]> {
+    return this.deps.repository.findMany(ids);
+  }
+
+  findByName(name: string): Promise<ConnectionRow | null> {
+    return this.deps.repository.findByName(name);
+  }
+
+  /** Every connection that is not disconnected, oldest first. */
+  live(): Promise<ConnectionRow[]> {
+    return this.deps.repository.live();
+  }
+
+  /** Connections whose scheduled health checks should run. */
+  scheduled(): Promise<ConnectionRow[]> {
+    return this.deps.repository.scheduled();
+  }
+
+  /** Stores changes as they are (an import replacing a connection); no guard, no events. */
+  store(id: string, changes: ConnectionChanges): Promise<ConnectionRow> {
+    return this.deps.repository.update(id, changes);
+  }
+
+  replaceTools(id: string, declared: string[], tools: Array<{ name: string; description?: string; inputSchema: object }>): Promise<void> {
+    return this.deps.repository.replaceTools(id, declared, tools);
+  }
+
+  toolNames(id: string): Promise<string[]> {
+    return this.deps.repository.toolNames(id);
+  }
+
+  recordCall(id: string, tool: string, success: boolean, latencyMs: number, error?: string): Promise<void> {
+    return this.deps.repository.recordCall(id, tool, success, latencyMs, error);
+  }
+
+  requestsPerMinute(ids: string[]): Promise<Map<string, number>> {
+    return this.deps.repository.requestsPerMinute(ids);
+  }
+
+  callTotals(since?: Date): Promise<{ requests: number; failed: number; averageLatency: number }> {
+    return this.deps.repository.callTotals(since);
+  }
+
+  callsByTool(): Promise<Map<string, { requests: number; averageLatency: number }>> {
+    return this.deps.repository.callsByTool();
   }
 }

@@ -1,5 +1,6 @@
 import type { mcpRegistry } from '@platform/contracts';
-import { round, type ConnectionRow, type ToolRow } from './connection.repository';
+import { round } from '../numbers';
+import type { ConnectionRow, ToolRow } from './connection.repository';
 
 type Endpoint = mcpRegistry.ConnectionEndpoint;
 

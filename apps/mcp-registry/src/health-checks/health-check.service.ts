@@ -3,10 +3,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { conflict, notFound } from '@platform/http';
 import { type Logger } from '@platform/telemetry';
-import type { ConnectionRepository, ConnectionRow } from '../connections/connection.repository';
-import { round } from '../connections/connection.repository';
+import type { ConnectionRow, ConnectionService } from '../connections/connection.service';
+import { round } from '../numbers';
+import type { HealthCheckRepository } from './health-check.repository';
 import type { EventBus, RegistryEvent } from '../events/event-bus';
-import type { LiveLoad } from '../load-balancing/live-load';
+import type { LiveLoad } from '../supervisor/live-load';
 import { formatBytes } from '../supervisor/process-info';
 import type { McpSession, ReportedTool, SessionTarget } from '../supervisor/mcp-session';
 import type { Supervisor } from '../supervisor/supervisor';
@@ -80,7 +81,8 @@ async function listAllTools(session: McpSession, timeout: number): Promise<Repor
 export class HealthCheckService {
   constructor(
     private readonly deps: {
-      repository: ConnectionRepository;
+      repository: HealthCheckRepository;
+      connections: ConnectionService;
       supervisor: Supervisor;
       events: EventBus;
       liveLoad: LiveLoad;
@@ -90,7 +92,7 @@ export class HealthCheckService {
   ) {}
 
   async check(connectionId: string, timeoutOverride?: number): Promise<mcpRegistry.HealthCheckResponse> {
-    const row = await this.deps.repository.find(connectionId);
+    const row = await this.deps.connections.find(connectionId);
     if (!row) throw notFound(`No connection ${connectionId}`, { connectionId });
     if (row.status === 'disconnected') throw conflict('The connection is disconnected; reactivate it with PATCH status before checking it', { connectionId });
     return this.checkRow(row, timeoutOverride);
@@ -175,24 +177,12 @@ export class HealthCheckService {
       recent: o.recent,
       digest: o.digest ?? null,
     }));
-    const updated = await this.deps.repository.prisma.$queryRawUnsafe<Array<{ id: string; status: string }>>(
-      `UPDATE "mcp-registry"."Connection" AS c SET
-         "healthStatus" = v.health, "lastCheckAt" = v.at,
-         -- Decided on the current row, so an operator's PATCH made during the probe stands.
-         "status" = CASE WHEN NOT v.ok AND c.status = 'active' THEN 'error' WHEN v.ok AND c.status = 'error' THEN 'active' ELSE c.status END, "lastResponseTime" = v.rt,
-         "lastError" = v.err, "upSince" = v.up, "checksPerformed" = c."checksPerformed" + 1,
-         "failedChecks" = c."failedChecks" + v.failed, "recentChecks" = v.recent,
-         "toolsDigest" = COALESCE(v.digest, c."toolsDigest"), "updatedAt" = v.at
-       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, health text, ok boolean, at timestamp(3), rt float8, err text, up timestamp(3), failed int, recent boolean[], digest text)
-       WHERE c.id = v.id AND c.status <> 'disconnected'
-       RETURNING c.id::text AS id, c.status AS status`,
-      JSON.stringify(values),
-    );
+    const updated = await this.deps.repository.recordOutcomes(values);
     const written = new Map(updated.map((row) => [row.id, row.status]));
     const events: RegistryEvent[] = [];
     for (const o of outcomes) {
       if (!written.has(o.row.id)) continue;
-      if (o.tools && o.digest !== o.row.toolsDigest) await this.deps.repository.replaceTools(o.row.id, o.row.declaredCapabilities, o.tools);
+      if (o.tools && o.digest !== o.row.toolsDigest) await this.deps.connections.replaceTools(o.row.id, o.row.declaredCapabilities, o.tools);
       const timestamp = o.at.toISOString();
       events.push({ type: 'health-check', connectionId: o.row.id, health: o.health, responseTime: o.responseTime, ...(o.error && { error: o.error }), timestamp });
       const status = written.get(o.row.id)!;
@@ -210,7 +200,7 @@ export class HealthCheckService {
     summary: { total: number; healthy: number; unhealthy: number };
   }> {
     const ids = [...new Set(connectionIds)];
-    const rows = new Map((await this.deps.repository.findMany(ids)).map((row) => [row.id, row]));
+    const rows = new Map((await this.deps.connections.findMany(ids)).map((row) => [row.id, row]));
     const results: Array<{ connectionId: string; status: mcpRegistry.HealthStatus; responseTime: number; error?: string }> = new Array(ids.length);
     const outcomes: Array<Outcome | undefined> = new Array(ids.length);
     let next = 0;

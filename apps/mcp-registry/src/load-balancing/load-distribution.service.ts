@@ -1,8 +1,9 @@
 import type { mcpRegistry } from '@platform/contracts';
 import type { z } from 'zod';
-import type { ConnectionRepository } from '../connections/connection.repository';
-import { round } from '../connections/connection.repository';
-import type { LiveLoad } from './live-load';
+import type { ConnectionService } from '../connections/connection.service';
+import { round } from '../numbers';
+import type { LoadDistributionRepository } from './load-distribution.repository';
+import type { LiveLoad } from '../supervisor/live-load';
 
 type Recommendation = z.output<typeof mcpRegistry.LoadDistributionResponse>['recommendations'][number];
 
@@ -53,15 +54,11 @@ export function recommend(connections: Loaded[]): Recommendation[] {
 }
 
 export class LoadDistributionService {
-  constructor(private readonly deps: { repository: ConnectionRepository; liveLoad: LiveLoad }) {}
+  constructor(private readonly deps: { repository: LoadDistributionRepository; connections: ConnectionService; liveLoad: LiveLoad }) {}
 
   async distribution(): Promise<z.output<typeof mcpRegistry.LoadDistributionResponse>> {
-    const rows = await this.deps.repository.prisma.connection.findMany({
-      where: { status: { not: 'disconnected' } },
-      select: { id: true, name: true, capabilityNames: true, capacity: true, status: true, healthStatus: true },
-      orderBy: { name: 'asc' },
-    });
-    const [load, rpm] = await Promise.all([this.deps.liveLoad.snapshot(), this.deps.repository.requestsPerMinute(rows.map((row) => row.id))]);
+    const rows = await this.deps.repository.live();
+    const [load, rpm] = await Promise.all([this.deps.liveLoad.snapshot(), this.deps.connections.requestsPerMinute(rows.map((row) => row.id))]);
     const connections: Loaded[] = rows.map((row) => {
       const activeRequests = load.get(row.id) ?? 0;
       return { ...row, activeRequests, load: Math.min(1, round(activeRequests / row.capacity, 4)), requestsPerMinute: rpm.get(row.id) ?? 0 };

@@ -1,11 +1,11 @@
 import type { mcpRegistry } from '@platform/contracts';
 import { ApiError, badRequest, conflict, notFound } from '@platform/http';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ConnectionRepository } from '../connections/connection.repository';
-import { round } from '../connections/connection.repository';
+import type { ConnectionService } from '../connections/connection.service';
+import { round } from '../numbers';
 import type { EventBus } from '../events/event-bus';
 import { sessionTarget } from '../health-checks/health-check.service';
-import type { LiveLoad } from '../load-balancing/live-load';
+import type { LiveLoad } from '../supervisor/live-load';
 import type { Supervisor } from '../supervisor/supervisor';
 
 const upstream = (message: string, code: string, details?: unknown) => new ApiError(502, 'api_error', code, message, details);
@@ -16,14 +16,14 @@ const upstream = (message: string, code: string, details?: unknown) => new ApiEr
  */
 export class ToolCallService {
   constructor(
-    private readonly deps: { repository: ConnectionRepository; supervisor: Supervisor; events: EventBus; liveLoad: LiveLoad },
+    private readonly deps: { connections: ConnectionService; supervisor: Supervisor; events: EventBus; liveLoad: LiveLoad },
   ) {}
 
   async call(connectionId: string, tool: string, args: Record<string, unknown>, timeoutOverride?: number) {
-    const row = await this.deps.repository.find(connectionId);
+    const row = await this.deps.connections.find(connectionId);
     if (!row) throw notFound(`No connection ${connectionId}`, { connectionId });
     if (row.status === 'disconnected') throw conflict('The connection is disconnected', { connectionId });
-    const known = await this.deps.repository.toolNames(connectionId);
+    const known = await this.deps.connections.toolNames(connectionId);
     if (known.length > 0 && !known.includes(tool)) throw notFound(`The connection reports no tool named "${tool}"`, { connectionId, tool, tools: known });
     const timeout = timeoutOverride ?? row.healthCheckTimeout;
     await this.deps.liveLoad.begin(connectionId);
@@ -41,7 +41,7 @@ export class ToolCallService {
     const latency = round(performance.now() - started);
     const success = result !== undefined && result.isError !== true;
     const message = failure instanceof Error ? failure.message : undefined;
-    await this.deps.repository.recordCall(connectionId, tool, success, latency, message);
+    await this.deps.connections.recordCall(connectionId, tool, success, latency, message);
     await this.deps.events.publish({ type: 'capability-request', connectionId, capability: tool, success, latency, timestamp: new Date().toISOString() });
     if (failure) throw this.toApiError(failure, tool);
     return { connectionId, tool, success, latency, result: result! };

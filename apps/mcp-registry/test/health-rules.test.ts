@@ -1,4 +1,4 @@
-import { appendRecent, healthAfter, RECENT_WINDOW, statusAfter } from './health-rules';
+import { appendRecent, healthAfter, RECENT_WINDOW, statusAfter } from '../src/health-checks/health-rules';
 
 describe('health rules', () => {
   const fast = { ok: true, responseTime: 100, timeoutMs: 5000 };

@@ -1,7 +1,7 @@
 import { eventually, uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from '../testing/harness';
-import { Gate, startHttpMcpServer, type RunningServer } from '../testing/mcp-servers';
+import { startHarness, type Harness } from './fixtures';
+import { Gate, startHttpMcpServer, type RunningServer } from './mcp-servers';
 
 /** Discovery, capabilities, load and stats against live connections to a real MCP server. */
 describe('discovery and load balancing', () => {

@@ -1,8 +1,5 @@
-import { createLogger } from '@platform/telemetry';
 import request from 'supertest';
-import { loadMcpRegistryConfig } from '../config';
-import { createRegistryContext, type RegistryContext } from '../context';
-import { startHarness, stdioEverything, type Harness } from '../testing/harness';
+import { startHarness, startReplica, stdioEverything, type Harness } from './fixtures';
 
 /**
  * `SERVICE_ROLE=api` serves the API and starts no program: checks and tool calls go through the
@@ -10,14 +7,11 @@ import { startHarness, stdioEverything, type Harness } from '../testing/harness'
  */
 describe('api and worker roles', () => {
   let api: Harness;
-  let worker: RegistryContext | undefined;
+  let worker: Awaited<ReturnType<typeof startReplica>> | undefined;
 
   beforeAll(async () => {
     api = await startHarness({ SERVICE_ROLE: 'api' });
-    worker = createRegistryContext(loadMcpRegistryConfig({ ...api.env, SERVICE_ROLE: 'worker' }), createLogger('mcp-registry', 'test', 'silent'), {
-      reconcileSchedules: false,
-    });
-    await worker.start();
+    worker = await startReplica(api.env, 'worker');
   });
   afterAll(async () => {
     await worker?.stop();
@@ -54,15 +48,21 @@ describe('api and worker roles', () => {
     await eventually(() => worker!.supervisor.size === 0);
   });
 
+  it('serves /health/live and /health/ready on the worker, and no API there', async () => {
+    expect((await request(worker!.url).get('/health/live')).status).toBe(200);
+    expect((await request(worker!.url).get('/health/ready')).status).toBe(200);
+    expect((await request(worker!.url).get('/connections').set('Authorization', api.reader)).status).toBe(404);
+  });
+
   it('leaves no server process behind when the worker shuts down', async () => {
     const created = await request(api.url).post('/connections').set('Authorization', api.admin).send(stdioEverything());
     const check = await request(api.url).post(`/connections/${created.body.id}/health-check`).set('Authorization', api.writer);
     const pid = check.body.diagnostics.pid as number;
-    const { isRunning } = await import('../supervisor/process-info');
+    const { isRunning } = await import('../src/supervisor/process-info');
     expect(isRunning(pid)).toBe(true);
     await worker!.stop();
     worker = undefined;
     expect(isRunning(pid)).toBe(false);
-    expect(await api.context.prisma.supervisedProcess.count({ where: { pid } })).toBe(0);
+    expect(await api.db.supervisedProcess.count({ where: { pid } })).toBe(0);
   });
 });

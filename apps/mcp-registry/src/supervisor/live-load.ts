@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RegistryInstance } from '../supervisor/instance';
+import { RegistryInstance } from './instance';
 
 /**
  * Requests in flight per connection, across replicas: each instance counts its own in a Redis hash

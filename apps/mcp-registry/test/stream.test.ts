@@ -1,8 +1,8 @@
 import { eventually, uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { WebSocket } from 'ws';
-import { startHarness, type Harness } from '../testing/harness';
-import { Gate, startHttpMcpServer, type RunningServer } from '../testing/mcp-servers';
+import { startHarness, type Harness } from './fixtures';
+import { Gate, startHttpMcpServer, type RunningServer } from './mcp-servers';
 
 interface Message {
   type: string;

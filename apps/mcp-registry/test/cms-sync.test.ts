@@ -2,7 +2,7 @@ import { uniqueName } from '@platform/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { startHarness, type Harness } from '../testing/harness';
+import { startHarness, type Harness } from './fixtures';
 
 interface Resource {
   type: string;

@@ -1,7 +1,7 @@
 import { ApiError } from '@platform/http';
 import os from 'node:os';
 import path from 'node:path';
-import { assertCommandAllowed, CommandNotFoundError, defaultSearchPath, prepareLaunch, removeWorkDir, resolveCommand } from './stdio-launch';
+import { assertCommandAllowed, CommandNotFoundError, defaultSearchPath, prepareLaunch, removeWorkDir, resolveCommand } from '../src/supervisor/stdio-launch';
 
 const policy = {
   allowedCommands: ['mcp-server-everything', 'node'],

@@ -1,7 +1,7 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from '../testing/harness';
-import { Gate, startHttpMcpServer, startWebSocketMcpServer, type RunningServer, type RunningWebSocketServer } from '../testing/mcp-servers';
+import { startHarness, type Harness } from './fixtures';
+import { Gate, startHttpMcpServer, startWebSocketMcpServer, type RunningServer, type RunningWebSocketServer } from './mcp-servers';
 
 /** Streamable HTTP and WebSocket MCP servers started inside the test, checked over the real protocol. */
 describe('http and websocket connections', () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { startHarness, type Harness } from './testing/harness';
+import { startHarness, type Harness } from './fixtures';
 
 /** The mcp-registry rows of spec/endpoints.tsv, as served (a copy, for checkouts without ../shared). */
 const SPEC_ROWS = `GET /connections

@@ -1,8 +1,8 @@
 import { eventually, uniqueName } from '@platform/testing';
 import { existsSync } from 'node:fs';
 import request from 'supertest';
-import { HANGING_SERVER, startHarness, stdioEverything, type Harness } from '../testing/harness';
-import { isRunning, processStartTicks } from './process-info';
+import { HANGING_SERVER, startHarness, stdioEverything, type Harness } from './fixtures';
+import { isRunning, processStartTicks } from '../src/supervisor/process-info';
 
 /** The MCP reference server, run as a supervised stdio process: one per test file, reused. */
 describe('stdio connections', () => {
@@ -133,12 +133,12 @@ describe('stdio connections', () => {
     const { spawn } = await import('node:child_process');
     const orphan = spawn('/usr/bin/setsid', [process.execPath, HANGING_SERVER], { stdio: 'ignore', detached: false });
     await eventually(() => processStartTicks(orphan.pid!) !== undefined);
-    await h.context.prisma.supervisedProcess.create({
+    await h.db.supervisedProcess.create({
       data: { host: h.context.instance.host, pid: orphan.pid!, startTicks: processStartTicks(orphan.pid!)!, instanceId: `dead-${uniqueName()}`, connectionId: everythingId, command: 'node', workDir: '/nonexistent' },
     });
     expect(await h.context.records.reapOrphans()).toBeGreaterThanOrEqual(1);
     await eventually(() => !isRunning(orphan.pid!));
-    const left = await h.context.prisma.supervisedProcess.count({ where: { pid: orphan.pid! } });
+    const left = await h.db.supervisedProcess.count({ where: { pid: orphan.pid! } });
     expect(left).toBe(0);
   });
 

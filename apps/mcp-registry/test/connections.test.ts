@@ -1,6 +1,6 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, stdioEverything, type Harness } from '../testing/harness';
+import { startHarness, stdioEverything, type Harness } from './fixtures';
 
 /** Registration, the list and detail forms, changes and removal; no MCP server needed. */
 describe('connections', () => {
