@@ -64,12 +64,20 @@ function hasNul(value: unknown): boolean {
 const invalid = (message: string, issues: ManifestIssue[], extra: Record<string, unknown> = {}) =>
   badRequest(message, { issues, ...extra });
 
+export interface AcceptOptions {
+  /**
+   * A checksum or signature that does not verify is a 400 (`REGISTRY_REQUIRE_VERIFIED_MANIFESTS`);
+   * otherwise it is stored as a warning of the version.
+   */
+  requireVerified?: boolean;
+}
+
 /**
  * Reads, validates and prepares a manifest for publishing. Throws 400 with the validator's
  * errors (each with its JSON path and a stable code), 413 when too large, 415 for a media type
  * that is neither JSON nor YAML.
  */
-export function acceptManifest(raw: RawManifest): AcceptedManifest {
+export function acceptManifest(raw: RawManifest, options: AcceptOptions = {}): AcceptedManifest {
   if (raw.error === 'too_large') throw payloadTooLarge('The manifest is too large');
   if (raw.error === 'unreadable' || !raw.bytes) throw badRequest('The request body could not be read');
   if (raw.bytes.length === 0) throw invalid('The request body is empty: send the manifest', [{ path: '$', message: 'a manifest is required', code: 'manifest.required' }]);
@@ -80,7 +88,7 @@ export function acceptManifest(raw: RawManifest): AcceptedManifest {
   } catch {
     throw invalid('The manifest is not UTF-8 text', [{ path: '$', message: 'the body must be UTF-8', code: 'manifest.encoding' }]);
   }
-  const result = validateManifest(text, { format });
+  const result = validateManifest(text, { format, strict: options.requireVerified ?? false });
   if (!result.valid || !result.manifest) {
     throw invalid('The manifest is invalid', result.errors, { warnings: result.warnings, schemaVersion: result.schemaVersion, format: result.format });
   }

@@ -50,6 +50,8 @@ export const registryService = defineService({
     REGISTRY_MANIFEST_MAX_BYTES: env.int(1024 * 1024, { min: 1 }),
     /** Certification jobs processed at once by one worker. */
     REGISTRY_CERTIFICATION_CONCURRENCY: env.int(2, { min: 1 }),
+    /** Refuse (400) manifests whose checksum or signature does not verify; otherwise they are published with a warning. */
+    REGISTRY_REQUIRE_VERIFIED_MANIFESTS: env.bool(false),
     /** Usage counters are added up in memory and written this often (ms); 0 writes each event at once. */
     REGISTRY_USAGE_FLUSH_MS: env.int(1000, { min: 0 }),
   },
@@ -58,7 +60,7 @@ export const registryService = defineService({
     const { config, db, logger } = infra;
     const certificationJobs = infra.queues.producer(certificationQueue);
     const agents = new AgentsService(new AgentsRepository(db));
-    const versions = new VersionsService(new VersionsRepository(db), agents);
+    const versions = new VersionsService(new VersionsRepository(db), agents, { requireVerifiedManifests: config.REGISTRY_REQUIRE_VERIFIED_MANIFESTS });
     const certifications = new CertificationsService(new CertificationsRepository(db), agents, certificationJobs, logger);
     const analytics = new AnalyticsRepository(db);
     const usage = new UsageCounter(analytics, logger, config.REGISTRY_USAGE_FLUSH_MS);

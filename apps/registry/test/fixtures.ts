@@ -83,7 +83,7 @@ export function signed(document: Json): Json {
  * The registry booted through the shared harness (`startTestService`): `api` role unless the
  * test needs the certification worker; a test can close the queue producer to see Redis drop.
  */
-export async function startRegistry(options: { worker?: boolean; rateLimit?: number; queueClosed?: boolean } = {}) {
+export async function startRegistry(options: { worker?: boolean; rateLimit?: number; queueClosed?: boolean; env?: Record<string, string> } = {}) {
   const limit = String(options.rateLimit ?? 100_000);
   const service = await startTestService(registryService, {
     env: {
@@ -92,6 +92,7 @@ export async function startRegistry(options: { worker?: boolean; rateLimit?: num
       REGISTRY_RATE_BURST: limit,
       REGISTRY_MANIFEST_MAX_BYTES: String(64 * 1024),
       REGISTRY_PUBLIC_URL: 'http://registry.test',
+      ...options.env,
     },
   });
   // A queue whose connection is gone: what the API sees when Redis drops.

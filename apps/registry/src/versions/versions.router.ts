@@ -2,7 +2,6 @@ import { ErrorBody, registry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import { z } from 'zod';
 import { caller, READ, WRITE } from '../access';
-import { acceptManifest } from '../manifest-upload';
 import type { RouteContext } from '../routes';
 import { sendManifest } from './manifest-response';
 import type { VersionsService } from './versions.service';
@@ -34,7 +33,7 @@ export function versionRoutes(api: ApiRouter, versions: VersionsService, ctx: Ro
         413: { description: 'The manifest is too large', schema: ErrorBody },
         415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
       },
-      handler: (req) => versions.publish(caller(req), acceptManifest(req.rawManifest ?? { error: 'unreadable' })),
+      handler: (req) => versions.publish(caller(req), req.rawManifest ?? { error: 'unreadable' }),
     })
     .route({
       method: 'get',
@@ -68,7 +67,7 @@ export function versionRoutes(api: ApiRouter, versions: VersionsService, ctx: Ro
         413: { description: 'The manifest is too large', schema: ErrorBody },
         415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
       },
-      handler: (req) => versions.publish(caller(req), acceptManifest(req.rawManifest ?? { error: 'unreadable' }), req.valid.params),
+      handler: (req) => versions.publish(caller(req), req.rawManifest ?? { error: 'unreadable' }, req.valid.params),
     })
     .route({
       method: 'get',

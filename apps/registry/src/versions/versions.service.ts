@@ -2,7 +2,7 @@ import type { registry } from '@platform/contracts';
 import { badRequest, notFound } from '@platform/http';
 import { assertOwner, type Caller } from '../access';
 import type { AgentsService, AgentWithOwner } from '../agents/agents.service';
-import type { AcceptedManifest } from '../manifest-upload';
+import { acceptManifest, type RawManifest } from '../manifest-upload';
 import type { StoredManifest, VersionsRepository } from './versions.repository';
 import { versionBody } from './versions.view';
 
@@ -16,15 +16,18 @@ export class VersionsService {
   constructor(
     private readonly versions: VersionsRepository,
     private readonly agents: AgentsService,
+    private readonly options: { requireVerifiedManifests: boolean } = { requireVerifiedManifests: false },
   ) {}
 
   /**
    * Publishes a manifest as a new version. Through `POST /agents` (no target) the agent is
    * created on first publish (and a deleted one comes back); through
    * `POST /agents/{ns}/{name}/versions` it must exist. The caller must own the namespace, or
-   * becomes its owner when it is new. A version that exists or ever existed is a 409.
+   * becomes its owner when it is new. A version that exists or ever existed is a 409. The
+   * manifest is validated first (400, 413, 415; see acceptManifest).
    */
-  async publish(who: Caller, manifest: AcceptedManifest, target?: PublishTarget): Promise<registry.PublishResult> {
+  async publish(who: Caller, raw: RawManifest, target?: PublishTarget): Promise<registry.PublishResult> {
+    const manifest = acceptManifest(raw, { requireVerified: this.options.requireVerifiedManifests });
     const namespace = target?.namespace ?? manifest.namespace;
     if (!namespace) {
       throw badRequest('The manifest has no metadata.namespace: set it, or publish through /agents/{namespace}/{name}/versions', {
