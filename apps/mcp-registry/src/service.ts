@@ -2,18 +2,18 @@ import { env, type baseEnvShape } from '@platform/config';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { z } from 'zod';
-import { capabilityRoutes } from './capabilities/capability.router';
+import { capabilityRoutes } from './capabilities/capabilities.router';
 import { cmsRoutes } from './cms/cms.router';
-import { connectionRoutes } from './connections/connection.router';
+import { connectionRoutes } from './connections/connections.router';
 import { createRegistryContext, SERVICE } from './context';
 import { createDatabase } from './database';
 import { discoveryRoutes } from './discovery/discovery.router';
-import { healthCheckRoutes } from './health-checks/health-check.router';
-import { loadDistributionRoutes } from './load-balancing/load-distribution.router';
+import { healthCheckRoutes } from './health-checks/health-checks.router';
+import { loadDistributionRoutes } from './load-balancing/load-balancing.router';
 import { registryRoutes } from './registry/registry.router';
 import { REGISTRY_VERSION } from './registry/registry.service';
 import { RegistryStream } from './registry/stream';
-import { toolCallRoutes } from './tool-calls/tool-call.router';
+import { toolCallRoutes } from './tool-calls/tool-calls.router';
 
 /** The MCP registry's own env fields (beside the common ones of `@platform/config`). */
 export const mcpRegistryConfig = {

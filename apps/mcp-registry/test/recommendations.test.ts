@@ -1,4 +1,4 @@
-import { recommend } from '../src/load-balancing/load-distribution.service';
+import { recommend } from '../src/load-balancing/load-balancing.service';
 
 const connection = (id: string, load: number, extra: Partial<Parameters<typeof recommend>[0][number]> = {}) => ({
   id,

@@ -1,6 +1,6 @@
 import type { mcpRegistry } from '@platform/contracts';
 import type { z } from 'zod';
-import { publicEndpoint, uptimeSeconds } from '../connections/connection.service';
+import { publicEndpoint, uptimeSeconds } from '../connections/connections.service';
 import { round } from '../numbers';
 import type { LiveLoad } from '../supervisor/live-load';
 import type { CandidateFilter, CandidateRow, DiscoveryRepository } from './discovery.repository';

@@ -1,7 +1,7 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
 import { ApiError } from '@platform/http';
 import type { z } from 'zod';
-import type { ConnectionService, Json } from '../connections/connection.service';
+import type { ConnectionService, Json } from '../connections/connections.service';
 import { round } from '../numbers';
 import type { RegistryRepository } from './registry.repository';
 

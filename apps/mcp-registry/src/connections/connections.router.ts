@@ -1,8 +1,8 @@
 import { mcpRegistry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import type { ConnectionService } from './connection.service';
-import { health } from './connection.view';
+import type { ConnectionService } from './connections.service';
+import { health } from './connections.view';
 
 const tags = ['connections'];
 

@@ -1,6 +1,6 @@
 import type { mcpRegistry } from '@platform/contracts';
 import { round } from '../numbers';
-import type { ConnectionRow, ToolRow } from './connection.repository';
+import type { ConnectionRow, ToolRow } from './connections.repository';
 
 type Endpoint = mcpRegistry.ConnectionEndpoint;
 

@@ -6,12 +6,12 @@ import type { CheckScheduler } from '../operations/check-scheduler';
 import type { LiveLoad } from '../supervisor/live-load';
 import { assertCommandAllowed, type StdioPolicy } from '../supervisor/stdio-launch';
 import type { Supervisor } from '../supervisor/supervisor';
-import type { ConnectionChanges, ConnectionRepository, ConnectionRow, Json, ToolRow } from './connection.repository';
+import type { ConnectionChanges, ConnectionRepository, ConnectionRow, Json, ToolRow } from './connections.repository';
 
 export type { ConnectionChanges, ConnectionRow, Json, ToolRow };
 /** What other resources show of a connection. */
-export { publicEndpoint, uptimeSeconds } from './connection.view';
-import { toDetail, toListItem } from './connection.view';
+export { publicEndpoint, uptimeSeconds } from './connections.view';
+import { toDetail, toListItem } from './connections.view';
 
 export const ADMIN_PERMISSION = 'mcp:admin';
 

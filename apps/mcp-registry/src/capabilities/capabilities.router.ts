@@ -1,7 +1,7 @@
 import { mcpRegistry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import type { CapabilityService } from './capability.service';
+import type { CapabilityService } from './capabilities.service';
 
 export function capabilityRoutes(api: ApiRouter, service: CapabilityService, before: RequestHandler[]): void {
   api.route({

@@ -1,5 +1,5 @@
-import type { ConnectionService } from '../connections/connection.service';
-import type { CapabilityRepository } from './capability.repository';
+import type { ConnectionService } from '../connections/connections.service';
+import type { CapabilityRepository } from './capabilities.repository';
 
 /**
  * One summary per capability name across connections that are not disconnected: its providers,

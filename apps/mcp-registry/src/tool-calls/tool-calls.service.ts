@@ -1,10 +1,10 @@
 import type { mcpRegistry } from '@platform/contracts';
 import { ApiError, badRequest, conflict, notFound } from '@platform/http';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ConnectionService } from '../connections/connection.service';
+import type { ConnectionService } from '../connections/connections.service';
 import { round } from '../numbers';
 import type { EventBus } from '../events/event-bus';
-import { sessionTarget } from '../health-checks/health-check.service';
+import { sessionTarget } from '../health-checks/health-checks.service';
 import type { LiveLoad } from '../supervisor/live-load';
 import type { Supervisor } from '../supervisor/supervisor';
 

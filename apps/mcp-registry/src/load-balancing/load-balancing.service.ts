@@ -1,8 +1,8 @@
 import type { mcpRegistry } from '@platform/contracts';
 import type { z } from 'zod';
-import type { ConnectionService } from '../connections/connection.service';
+import type { ConnectionService } from '../connections/connections.service';
 import { round } from '../numbers';
-import type { LoadDistributionRepository } from './load-distribution.repository';
+import type { LoadDistributionRepository } from './load-balancing.repository';
 import type { LiveLoad } from '../supervisor/live-load';
 
 type Recommendation = z.output<typeof mcpRegistry.LoadDistributionResponse>['recommendations'][number];

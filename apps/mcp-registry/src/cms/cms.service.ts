@@ -1,7 +1,7 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import type { ConnectionRow, ConnectionService } from '../connections/connection.service';
+import type { ConnectionRow, ConnectionService } from '../connections/connections.service';
 import { JsonApiCollection, type JsonApiResource } from './cms-client';
 
 type SyncRequest = z.output<typeof mcpRegistry.CmsSyncRequest>;

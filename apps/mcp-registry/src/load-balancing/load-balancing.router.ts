@@ -1,7 +1,7 @@
 import { mcpRegistry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import type { LoadDistributionService } from './load-distribution.service';
+import type { LoadDistributionService } from './load-balancing.service';
 
 export function loadDistributionRoutes(api: ApiRouter, service: LoadDistributionService, before: RequestHandler[]): void {
   api.route({
