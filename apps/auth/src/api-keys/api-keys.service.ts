@@ -3,22 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import { equalHashes, sha256 } from '../crypto/opaque-tokens';
 import type { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
+import { describe } from './api-keys.view';
 
 const KEY_FORMAT = /^ap_([A-Za-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
-
-function describe(key: ApiKeyRow) {
-  return {
-    id: key.id,
-    prefix: key.prefix,
-    service: key.service,
-    permissions: key.permissions,
-    createdAt: key.createdAt.toISOString(),
-    expiresAt: key.expiresAt?.toISOString() ?? null,
-    revokedAt: key.revokedAt?.toISOString() ?? null,
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
-    rotatedFrom: key.rotatedFrom,
-  };
-}
 
 /**
  * Service API keys `ap_<prefix>_<secret>`: the prefix finds the row, the secret is kept only as

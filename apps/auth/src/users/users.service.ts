@@ -2,22 +2,8 @@ import { conflict } from '@platform/http';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit.service';
 import { hashPassword } from '../crypto/passwords';
-import type { UserRow, UsersRepository } from './users.repository';
-
-export function publicUser(user: UserRow) {
-  return {
-    id: user.id,
-    username: user.username,
-    email: user.email,
-    name: user.name,
-    roles: user.roles,
-    permissions: user.permissions,
-    disabled: user.disabled,
-    idpProvider: user.idpProvider,
-    createdAt: user.createdAt.toISOString(),
-    lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
-  };
-}
+import type { UsersRepository } from './users.repository';
+import { publicUser } from './users.view';
 
 export class Users {
   constructor(
