@@ -1,4 +1,5 @@
 export * from './environment';
 export * from './test-issuer';
-export * from './service-harness';
+export * from './fuzz';
 export * from './service-process';
+export * from './service-harness';
