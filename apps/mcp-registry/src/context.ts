@@ -60,7 +60,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
   const capabilities = new CapabilityService(new CapabilityRepository(db), connections);
   const registry = new RegistryService({ repository: new RegistryRepository(db), connections });
   const loadDistribution = new LoadDistributionService({ repository: new LoadDistributionRepository(db), connections, liveLoad });
-  const cms = new CmsSyncService({ connections });
+  const cms = new CmsSyncService({ connections, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   const runsWorker = config.SERVICE_ROLE !== 'api';
   const local = new LocalOperations(healthChecks, toolCalls, config.MCP_CHECK_CONCURRENCY);
   const operationsQueue = new OperationsQueue(`${config.MCP_HEALTH_QUEUE}.on-demand`, config.REDIS_URL, logger);

@@ -119,4 +119,15 @@ describe('/cms/sync', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['body.apiKey', 'body.cmsEndpoint', 'body.syncMode']);
   });
+
+  it('refuses a CMS on a private address unless the operator allows it (the outbound guard)', async () => {
+    const guarded = await startHarness({ OUTBOUND_ALLOW_PRIVATE: 'false' });
+    try {
+      const res = await request(guarded.url).post('/cms/sync').set('Authorization', guarded.writer).send({ cmsEndpoint: cms.url, apiKey, syncMode: 'pull' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_url', details: { reason: 'blocked_address' } });
+    } finally {
+      await guarded.stop();
+    }
+  });
 });

@@ -22,6 +22,7 @@ export async function startHarness(overrides: Record<string, string> = {}) {
     MCP_RATE_LIMIT: '100000',
     MCP_RATE_LIMIT_BURST: '100000',
     MCP_RECONCILE_SCHEDULES: 'false',
+    OUTBOUND_ALLOW_PRIVATE: 'true', // the fake CMS listens on loopback
     ...(process.env.PATH && { PATH: process.env.PATH }),
     ...overrides,
   };

@@ -30,10 +30,10 @@ function attributesOf(row: ConnectionRow): Record<string, unknown> {
  * `bidirectional` pulls, then pushes (so pulled connections get their `registry_id` on the CMS).
  */
 export class CmsSyncService {
-  constructor(private readonly deps: { connections: ConnectionService }) {}
+  constructor(private readonly deps: { connections: ConnectionService; allowPrivate: boolean }) {}
 
   async sync(request: SyncRequest, caller: AccessTokenClaims | undefined): Promise<SyncResponse> {
-    const cms = new JsonApiCollection(request.cmsEndpoint, request.apiKey);
+    const cms = new JsonApiCollection(request.cmsEndpoint, request.apiKey, { allowPrivate: this.deps.allowPrivate });
     const result: SyncResponse = {
       syncMode: request.syncMode,
       cmsEndpoint: request.cmsEndpoint,
