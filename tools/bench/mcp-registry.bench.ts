@@ -6,6 +6,7 @@
 // a local test issuer. Everything created is removed at the end.
 // Run: npm run bench:mcp-registry   (BENCH_SERVERS, default 50; BENCH_DISCOVERIES, default 500;
 //                                    MCP_CHECK_CONCURRENCY, the batch's parallelism, default 16)
+import { bullmqConnection } from '@platform/data';
 import { startTestService } from '@platform/testing';
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     service.server.closeAllConnections();
     await service.stop();
     for (const name of [config.MCP_HEALTH_QUEUE, `${config.MCP_HEALTH_QUEUE}.on-demand`]) {
-      const queue = new Queue(name, { connection: { host: new URL(config.REDIS_URL).hostname, port: Number(new URL(config.REDIS_URL).port || 6379) } });
+      const queue = new Queue(name, { connection: bullmqConnection(config.REDIS_URL, 'worker') });
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
     }

@@ -1,3 +1,4 @@
+import { bullmqConnection } from '@platform/data';
 import { startTestService, uniqueName } from '@platform/testing';
 import { Queue } from 'bullmq';
 import os from 'node:os';
@@ -47,8 +48,7 @@ export async function startHarness(overrides: Record<string, string> = {}) {
       service.server.closeAllConnections();
       await stop();
       for (const name of [queue, `${queue}.on-demand`]) {
-        const redisUrl = new URL(service.infra.config.REDIS_URL);
-        const leftover = new Queue(name, { connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) } });
+        const leftover = new Queue(name, { connection: bullmqConnection(service.infra.config.REDIS_URL, 'worker') });
         await leftover.obliterate({ force: true }).catch(() => undefined);
         await leftover.close();
       }

@@ -1,3 +1,4 @@
+import { bullmqConnection } from '@platform/data';
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { startHarness, type Harness } from './fixtures';
@@ -112,7 +113,7 @@ describe('http and websocket connections', () => {
     const redis = testRedis();
     const lock = `${h.context.config.MCP_REDIS_PREFIX}:check-lock:${id}`;
     await redis.set(lock, 'another-replica', 'PX', 60_000);
-    const queueEvents = new QueueEvents(h.context.config.MCP_HEALTH_QUEUE, { connection: { host: '127.0.0.1', port: 6379 } });
+    const queueEvents = new QueueEvents(h.context.config.MCP_HEALTH_QUEUE, { connection: bullmqConnection(h.context.config.REDIS_URL, 'worker') });
     await queueEvents.waitUntilReady();
     const outcomes: unknown[] = [];
     queueEvents.on('completed', ({ jobId, returnvalue }) => {
