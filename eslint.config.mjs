@@ -25,4 +25,26 @@ export default tseslint.config(
       ],
     },
   },
+  // The wall around the data: only repositories (and src/database.ts, which creates the client)
+  // import a service's generated Prisma client, types included.
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/generated/**'],
+              message: 'Only <resource>.repository.ts files and src/database.ts import the generated Prisma client; go through a repository.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.repository.ts', '**/src/database.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
 );

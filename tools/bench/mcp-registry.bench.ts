@@ -2,20 +2,17 @@
 //   1. batch health check of 50 stdio servers (@modelcontextprotocol/server-everything, each its own
 //      supervised process) against one single check (target: batch wall time within 3x a single check),
 //   2. discovery latency (p50/p95/p99) with 1,000 registered connections (target: p95 < 20 ms).
-// The app runs in this process (createApp, as the service does) on a loopback port; tokens come from
+// The service runs in this process (startService, as main.ts does) on a loopback port; tokens come from
 // a local test issuer. Everything created is removed at the end.
 // Run: npm run bench:mcp-registry   (BENCH_SERVERS, default 50; BENCH_DISCOVERIES, default 500;
 //                                    MCP_CHECK_CONCURRENCY, the batch's parallelism, default 16)
-import { createLogger } from '@platform/telemetry';
-import { TestIssuer } from '@platform/testing';
+import { bullmqConnection } from '@platform/data';
+import { startTestService } from '@platform/testing';
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../apps/mcp-registry/src/app';
-import { loadMcpRegistryConfig } from '../../apps/mcp-registry/src/config';
-import { createRegistryContext } from '../../apps/mcp-registry/src/context';
+import { mcpRegistryService } from '../../apps/mcp-registry/src/service';
 
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 50);
 const DISCOVERIES = Number(process.env.BENCH_DISCOVERIES ?? 500);
@@ -32,21 +29,21 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 async function main(): Promise<void> {
   const run = randomUUID().slice(0, 8);
   const sub = `bench-${run}`;
-  const issuer = await new TestIssuer().start();
-  const config = loadMcpRegistryConfig({
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    MCP_HEALTH_QUEUE: `mcp-registry-bench-${run}`,
-    MCP_STDIO_WORK_ROOT: path.join(os.tmpdir(), 'mcp-registry-bench'),
-    MCP_RATE_LIMIT: '1000000',
-    MCP_RATE_LIMIT_BURST: '1000000',
+  const service = await startTestService(mcpRegistryService, {
+    env: {
+      ...(process.env.PATH && { PATH: process.env.PATH }),
+      ...(process.env.MCP_CHECK_CONCURRENCY && { MCP_CHECK_CONCURRENCY: process.env.MCP_CHECK_CONCURRENCY }),
+      MCP_HEALTH_QUEUE: `mcp-registry-bench-${run}`,
+      MCP_STDIO_WORK_ROOT: path.join(os.tmpdir(), 'mcp-registry-bench'),
+      MCP_RATE_LIMIT: '1000000',
+      MCP_RATE_LIMIT_BURST: '1000000',
+      MCP_RECONCILE_SCHEDULES: 'false',
+    },
   });
-  const context = createRegistryContext(config, createLogger('mcp-registry', 'bench', 'silent'), { reconcileSchedules: false });
-  await context.start();
-  const { app } = createApp(context, issuer.verifier());
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { issuer } = service;
+  const config = service.infra.config;
+  const db = service.infra.db;
+  const base = service.url;
   const auth = { Authorization: issuer.bearer(['*'], { sub }), 'Content-Type': 'application/json' };
   const post = async (route: string, body: unknown) => {
     const res = await fetch(`${base}${route}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
@@ -102,7 +99,7 @@ async function main(): Promise<void> {
     // 2. Discovery with 1,000 connections (rows as registration and checks leave them).
     const capabilities = Array.from({ length: 20 }, (_, i) => `bench-${run}-cap-${i}`);
     const now = Date.now();
-    await context.prisma.connection.createMany({
+    await db.connection.createMany({
       data: Array.from({ length: CONNECTIONS }, (_, i) => {
         const names = [capabilities[i % 20], capabilities[(i * 7 + 3) % 20], capabilities[(i * 13 + 5) % 20]];
         return {
@@ -145,15 +142,14 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await context.prisma.connection.deleteMany({ where: { createdBy: sub } });
-    server.close();
-    await context.stop();
+    await db.connection.deleteMany({ where: { createdBy: sub } });
+    service.server.closeAllConnections();
+    await service.stop();
     for (const name of [config.MCP_HEALTH_QUEUE, `${config.MCP_HEALTH_QUEUE}.on-demand`]) {
-      const queue = new Queue(name, { connection: { host: new URL(config.REDIS_URL).hostname, port: Number(new URL(config.REDIS_URL).port || 6379) } });
+      const queue = new Queue(name, { connection: bullmqConnection(config.REDIS_URL, 'worker') });
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
     }
-    await issuer.stop();
   }
 }
 

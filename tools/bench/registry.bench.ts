@@ -2,19 +2,13 @@
 //   1. publish requests per second (POST /api/v1/agents, new versions of a few agents),
 //   2. manifest fetch requests per second (GET .../versions/{version}/manifest),
 //   3. search latency (p50/p95/p99) with 10,000 agents loaded (target: p95 < 50 ms).
-// The app runs in this process (createApp, as the service does) on a loopback port; tokens come
+// The service runs in this process (startService, as main.ts does) on a loopback port; tokens come
 // from a local test issuer. Everything is created in namespaces of its own and removed at the end.
 // Run: npm run bench:registry     (BENCH_SECONDS per throughput case, default 5; BENCH_CONCURRENCY, default 8)
-import { migrateDatabase } from '@platform/data';
-import { TypedQueue } from '@platform/queues';
-import { createLogger } from '@platform/telemetry';
-import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
+import { startTestService } from '@platform/testing';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
-import { createApp } from '../../apps/registry/src/app';
-import { certificationQueue } from '../../apps/registry/src/certifications/certification-queue';
-import { createDb, type Db } from '../../apps/registry/src/database';
+import type { Db } from '../../apps/registry/src/database';
+import { registryService } from '../../apps/registry/src/service';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -128,29 +122,12 @@ async function cleanUp(db: Db, namespaces: string[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await migrateDatabase('registry', testDatabaseUrl);
-  const issuer = await new TestIssuer().start();
-  const db = createDb(testDatabaseUrl, 10);
-  const redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
-  const queue = new TypedQueue(certificationQueue, testRedisUrl);
-  const { app, services } = createApp({
-    config: {
-      REGISTRY_RATE_LIMIT: 10_000_000,
-      REGISTRY_RATE_BURST: 10_000_000,
-      REGISTRY_RATE_WINDOW: 60,
-      REGISTRY_MANIFEST_MAX_BYTES: 1024 * 1024,
-      REGISTRY_PUBLIC_URL: 'http://127.0.0.1',
-      BODY_LIMIT: '1mb',
-    },
-    logger: createLogger('registry-bench', '0.0.0', 'silent'),
-    db,
-    redis,
-    verifier: issuer.verifier(),
-    certificationQueue: queue,
+  const service = await startTestService(registryService, {
+    env: { SERVICE_ROLE: 'api', REGISTRY_RATE_LIMIT: '10000000', REGISTRY_RATE_BURST: '10000000', REGISTRY_PUBLIC_URL: 'http://127.0.0.1' },
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  const { issuer } = service;
+  const db = service.infra.db;
+  const base = `${service.url}/api/v1`;
   const sub = `bench-${randomUUID()}`;
   const auth = issuer.bearer(['registry:read', 'registry:write'], { sub, expiresInSeconds: 3600 });
   const publishNs = `bench-publish-${randomUUID().slice(0, 8)}`;
@@ -232,16 +209,12 @@ async function main(): Promise<void> {
       }),
     );
     report('search, 4 concurrent clients', concurrent);
-    await services.usage.flush();
+    await service.parts.usage.flush();
   } finally {
-    await services.usage.flush();
+    await service.parts.usage.flush();
     await cleanUp(db, [publishNs, searchNs]);
-    server.closeAllConnections();
-    server.close();
-    await queue.close();
-    await redis.quit();
-    await db.$disconnect();
-    await issuer.stop();
+    service.server.closeAllConnections();
+    await service.stop();
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeCompactJws } from '@platform/jwt';
-import { ADMIN, startAuth, type AuthHarness } from './support';
+import { ADMIN, startAuth, type AuthHarness } from './fixtures';
 
 describe('password and API-key login', () => {
   let auth: AuthHarness;

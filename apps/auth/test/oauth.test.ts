@@ -1,7 +1,7 @@
 import { decodeCompactJws } from '@platform/jwt';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { TestIdentityProvider } from './idp/identity-provider';
-import { startAuth, type AuthHarness } from './support';
+import { startAuth, type AuthHarness } from './fixtures';
 
 const REDIRECT_URI = 'http://127.0.0.1:45871/callback';
 const SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access'];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadAuthConfig } from '../src/config';
-import { startAuth, type AuthHarness } from './support';
+import { loadAuthConfig } from '../src/service';
+import { startAuth, type AuthHarness } from './fixtures';
 
 /** Rows of the spec's endpoint list for one service: [method, path]. */
 function specEndpoints(service: string): Array<[string, string]> {
@@ -71,5 +71,18 @@ describe('auth configuration', () => {
   it('requires an encryption key in production', () => {
     expect(() => loadAuthConfig({ NODE_ENV: 'production' })).toThrow(/AUTH_ENCRYPTION_KEY/);
     expect(loadAuthConfig({ NODE_ENV: 'production', AUTH_ENCRYPTION_KEY: 'a'.repeat(64) }).NODE_ENV).toBe('production');
+  });
+});
+
+describe('the worker role', () => {
+  it('serves /health/live and /health/ready on its port, and no API', async () => {
+    const worker = await startAuth({ SERVICE_ROLE: 'worker' });
+    try {
+      expect((await worker.http().get('/health/live')).status).toBe(200);
+      expect((await worker.http().get('/health/ready')).status).toBe(200);
+      expect((await worker.http().post('/api/v1/auth/validate').send({ token: 'x' })).status).toBe(404);
+    } finally {
+      await worker.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeCompactJws } from '@platform/jwt';
 import { eventually } from '@platform/testing';
 import { keyRotationWorker, scheduleKeyRotation } from '../src/signing-keys/key-rotation.queue';
-import { startAuth, type AuthHarness } from './support';
+import { startAuth, type AuthHarness } from './fixtures';
 
 const kidOf = (token: string) => decodeCompactJws(token).header.kid as string;
 

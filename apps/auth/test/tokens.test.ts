@@ -2,7 +2,7 @@ import { decodeCompactJws, RedisRevocationList, StaticKeyResolver, TokenError, T
 import { eventually } from '@platform/testing';
 import { createHmac, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { startAuth, type AuthHarness } from './support';
+import { startAuth, type AuthHarness } from './fixtures';
 
 function claims(overrides: Record<string, unknown> = {}) {
   const now = Math.floor(Date.now() / 1000);

@@ -1,47 +1,44 @@
-import { serviceDatabaseUrl } from '@platform/config';
-import { createRedis, prismaAdapter, waitForRedis } from '@platform/data';
 import { type Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 import path from 'node:path';
-import { CapabilityService } from './capabilities/capability.service';
-import { CmsSyncService } from './cms/cms-sync.service';
-import type { McpRegistryConfig } from './config';
-import { ConnectionRepository } from './connections/connection.repository';
-import { ConnectionService } from './connections/connection.service';
+import { CapabilityRepository } from './capabilities/capabilities.repository';
+import { CapabilityService } from './capabilities/capabilities.service';
+import { CmsSyncService } from './cms/cms.service';
+import { ConnectionRepository } from './connections/connections.repository';
+import { ConnectionService } from './connections/connections.service';
+import type { Db } from './database';
+import { DiscoveryRepository } from './discovery/discovery.repository';
 import { DiscoveryService } from './discovery/discovery.service';
 import { EventBus } from './events/event-bus';
-import { PrismaClient } from './generated/prisma/client';
-import { CheckScheduler } from './health-checks/check-scheduler';
-import { HealthCheckService } from './health-checks/health-check.service';
-import { LiveLoad } from './load-balancing/live-load';
-import { LoadDistributionService } from './load-balancing/load-distribution.service';
+import { CheckScheduler } from './operations/check-scheduler';
+import { HealthCheckRepository } from './health-checks/health-checks.repository';
+import { HealthCheckService } from './health-checks/health-checks.service';
+import { LiveLoad } from './supervisor/live-load';
+import { LoadDistributionRepository } from './load-balancing/load-balancing.repository';
+import { LoadDistributionService } from './load-balancing/load-balancing.service';
+import { RegistryRepository } from './registry/registry.repository';
 import { RegistryService } from './registry/registry.service';
 import { RegistryInstance } from './supervisor/instance';
 import { ProcessRecords } from './supervisor/process-records';
+import { ProcessRecordsRepository } from './supervisor/process-records.repository';
+import type { McpRegistryConfig } from './service';
 import { defaultSearchPath, defaultWorkRoot, type StdioPolicy } from './supervisor/stdio-launch';
 import { Supervisor } from './supervisor/supervisor';
 import { LocalOperations, type McpOperations } from './operations/mcp-operations';
 import { OperationsQueue } from './operations/operations-queue';
-import { ToolCallService } from './tool-calls/tool-call.service';
+import { ToolCallService } from './tool-calls/tool-calls.service';
 
 export const SERVICE = 'mcp-registry';
 const REAP_INTERVAL_MS = 60_000;
 /** Forwarded operations a worker runs at once (tool calls may wait on slow tools). */
 const ON_DEMAND_CONCURRENCY = 64;
 
-export interface ContextOptions {
-  /** Schedule checks for every enabled connection on start (off in tests that share the database). */
-  reconcileSchedules?: boolean;
-}
 
 /**
  * Everything the registry is made of, wired once: stores, the supervisor of MCP sessions, the
  * services the routers call, and the queue that runs scheduled checks.
  */
-export function createRegistryContext(config: McpRegistryConfig, logger: Logger, options: ContextOptions = {}) {
-  const databaseUrl = serviceDatabaseUrl(SERVICE, config.DATABASE_URL);
-  const prisma = new PrismaClient({ adapter: prismaAdapter(databaseUrl, SERVICE) });
-  const redis: Redis = createRedis(config.REDIS_URL);
+export function createRegistryContext(config: McpRegistryConfig, logger: Logger, db: Db, redis: Redis) {
   const prefix = config.MCP_REDIS_PREFIX;
   const instance = new RegistryInstance(redis, prefix);
   const stdioPolicy: StdioPolicy = {
@@ -51,20 +48,19 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     cpuSeconds: config.MCP_STDIO_CPU_SECONDS,
     workRoot: path.resolve(config.MCP_STDIO_WORK_ROOT ?? defaultWorkRoot()),
   };
-  const records = new ProcessRecords(prisma, instance, stdioPolicy.workRoot, logger);
+  const records = new ProcessRecords(new ProcessRecordsRepository(db), instance, stdioPolicy.workRoot, logger);
   const supervisor = new Supervisor(stdioPolicy, records, logger, config.MCP_SESSION_IDLE_SECONDS * 1000);
   const events = new EventBus(redis, `${prefix}:events`, logger);
   const liveLoad = new LiveLoad(redis, prefix, instance);
   const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, config.REDIS_URL, redis, prefix, logger);
-  const repository = new ConnectionRepository(prisma);
-  const connections = new ConnectionService({ repository, scheduler, supervisor, events, liveLoad, stdioPolicy, defaultCapacity: config.MCP_DEFAULT_CAPACITY });
-  const healthChecks = new HealthCheckService({ repository, supervisor, events, liveLoad, degradedThreshold: config.MCP_DEGRADED_THRESHOLD, logger });
-  const toolCalls = new ToolCallService({ repository, supervisor, events, liveLoad });
-  const discovery = new DiscoveryService({ repository, liveLoad });
-  const capabilities = new CapabilityService(repository);
-  const registry = new RegistryService({ repository, connections });
-  const loadDistribution = new LoadDistributionService({ repository, liveLoad });
-  const cms = new CmsSyncService({ repository, connections });
+  const connections = new ConnectionService({ repository: new ConnectionRepository(db), scheduler, supervisor, events, liveLoad, stdioPolicy, defaultCapacity: config.MCP_DEFAULT_CAPACITY });
+  const healthChecks = new HealthCheckService({ repository: new HealthCheckRepository(db), connections, supervisor, events, liveLoad, degradedThreshold: config.MCP_DEGRADED_THRESHOLD, logger });
+  const toolCalls = new ToolCallService({ connections, supervisor, events, liveLoad });
+  const discovery = new DiscoveryService({ repository: new DiscoveryRepository(db), liveLoad });
+  const capabilities = new CapabilityService(new CapabilityRepository(db), connections);
+  const registry = new RegistryService({ repository: new RegistryRepository(db), connections });
+  const loadDistribution = new LoadDistributionService({ repository: new LoadDistributionRepository(db), connections, liveLoad });
+  const cms = new CmsSyncService({ connections, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   const runsWorker = config.SERVICE_ROLE !== 'api';
   const local = new LocalOperations(healthChecks, toolCalls, config.MCP_CHECK_CONCURRENCY);
   const operationsQueue = new OperationsQueue(`${config.MCP_HEALTH_QUEUE}.on-demand`, config.REDIS_URL, logger);
@@ -86,7 +82,6 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     );
 
   async function start(): Promise<void> {
-    await waitForRedis(redis, config.REDIS_URL);
     await instance.start();
     await events.start();
     await reap();
@@ -96,17 +91,17 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     if (!runsWorker) return operationsQueue.startClient();
     operationsQueue.startWorker(local, ON_DEMAND_CONCURRENCY);
     scheduler.startWorker(async (connectionId) => {
-      const row = await repository.find(connectionId);
+      const row = await connections.find(connectionId);
       if (!row || row.status === 'disconnected' || !row.healthCheckEnabled) return scheduler.unschedule(connectionId);
       const result = await healthChecks.checkRow(row);
       return { status: result.health.status, responseTime: result.health.responseTime };
     }, config.MCP_CHECK_CONCURRENCY);
-    if (options.reconcileSchedules ?? true) {
-      for (const row of await repository.all({ status: { not: 'disconnected' }, healthCheckEnabled: true })) await scheduler.sync(row);
+    if (config.MCP_RECONCILE_SCHEDULES) {
+      for (const row of await connections.scheduled()) await scheduler.sync(row);
     }
   }
 
-  /** Stops intake of jobs, ends every session and process, then closes the stores. */
+  /** Stops intake of jobs, ends every session and process (the bootstrap closes Postgres and Redis after). */
   async function stop(): Promise<void> {
     if (reaper) clearInterval(reaper);
     await scheduler.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the scheduler failed'));
@@ -114,14 +109,11 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     await supervisor.stopAll();
     await events.stop();
     await instance.stop();
-    await prisma.$disconnect();
-    redis.disconnect();
   }
 
   return {
     config,
     logger,
-    prisma,
     redis,
     instance,
     supervisor,

@@ -1,12 +1,9 @@
-import { prismaAdapter } from '@platform/data';
+import type { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client';
 
-export type Db = PrismaClient;
-
-/** The registry's Prisma client, bound to its own Postgres schema `registry`. */
-export function createDb(databaseUrl: string, poolSize = 10): Db {
-  return new PrismaClient({ adapter: prismaAdapter(databaseUrl, 'registry', poolSize) });
-}
+/** The registry's Prisma client over the adapter the bootstrap configured (schema `registry`). */
+export const createDatabase = (adapter: PrismaPg) => new PrismaClient({ adapter });
+export type Db = ReturnType<typeof createDatabase>;
 
 /** A unique-constraint violation: P2002 from a model query, SQLSTATE 23505 inside a raw one (P2010). */
 export function isUniqueViolation(error: unknown): boolean {

@@ -2,6 +2,8 @@
 // Each invalid file breaks one rule of spec 1 and names it; its header records the issues the
 // validator must report (`# expect: <code> @ <path>`), and nothing else may be reported as an error.
 // Valid files may record the warnings they must produce (`# expect-warning: <code> @ <path>`).
+// Unverified files are valid by the schema but carry a checksum or signature that does not verify
+// (`# expect-unverified: <code> @ <path>`): a warning by default, an error under strict.
 // Signed files get fresh keys on every run, so run this only to add cases, then commit the output.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -317,7 +319,7 @@ function write(dir: string, name: string, doc: Doc, expectLines: string[], forma
 }
 
 const root = __dirname;
-for (const dir of ['valid', 'invalid']) {
+for (const dir of ['valid', 'invalid', 'unverified']) {
   rmSync(join(root, dir), { recursive: true, force: true });
   mkdirSync(join(root, dir));
 }
@@ -343,29 +345,29 @@ for (const [type, { privateKey }] of Object.entries(keys)) {
   write(join(root, 'valid'), `signed-${slug}`, signed, []);
   const tampered = structuredClone(signed) as Doc;
   tampered.metadata['x-signature'].value = signManifest(withMeta({}), privateKey, type as keyof typeof keys).metadata['x-signature'].value;
-  write(join(root, 'invalid'), `x-signature-${slug}-value-mismatch`, tampered, [
-    `# expect: manifest.metadata.x-signature.value.mismatch @ $.metadata["x-signature"].value`,
+  write(join(root, 'unverified'), `x-signature-${slug}-value-mismatch`, tampered, [
+    `# expect-unverified: manifest.metadata.x-signature.value.mismatch @ $.metadata["x-signature"].value`,
   ]);
 }
 const signed = signManifest({ ...maximal() }, keys.Ed25519.privateKey, 'Ed25519');
 const changed = structuredClone(signed) as Doc;
 changed.security.tier = 'tier_4_system_admin';
-write(join(root, 'invalid'), 'x-signature-manifest-changed-after-signing', changed, [`# expect: manifest.metadata.x-signature.value.mismatch @ $.metadata["x-signature"].value`]);
+write(join(root, 'unverified'), 'x-signature-manifest-changed-after-signing', changed, [`# expect-unverified: manifest.metadata.x-signature.value.mismatch @ $.metadata["x-signature"].value`]);
 const wrongKey = structuredClone(signed) as Doc;
 wrongKey.metadata['x-signature'].publicKey = keys.ECDSA.publicKey.export({ format: 'pem', type: 'spki' }).toString();
-write(join(root, 'invalid'), 'x-signature-publicKey-wrong-key-type', wrongKey, [`# expect: manifest.metadata.x-signature.publicKey.type @ $.metadata["x-signature"].publicKey`]);
+write(join(root, 'unverified'), 'x-signature-publicKey-wrong-key-type', wrongKey, [`# expect-unverified: manifest.metadata.x-signature.publicKey.type @ $.metadata["x-signature"].publicKey`]);
 const badKey = structuredClone(signed) as Doc;
 badKey.metadata['x-signature'].publicKey = 'bm90IGEga2V5';
-write(join(root, 'invalid'), 'x-signature-publicKey-invalid', badKey, [`# expect: manifest.metadata.x-signature.publicKey.invalid @ $.metadata["x-signature"].publicKey`]);
+write(join(root, 'unverified'), 'x-signature-publicKey-invalid', badKey, [`# expect-unverified: manifest.metadata.x-signature.publicKey.invalid @ $.metadata["x-signature"].publicKey`]);
 const badValue = structuredClone(signed) as Doc;
 badValue.metadata['x-signature'].value = 'not base64!';
-write(join(root, 'invalid'), 'x-signature-value-base64', badValue, [`# expect: manifest.metadata.x-signature.value.base64 @ $.metadata["x-signature"].value`]);
+write(join(root, 'unverified'), 'x-signature-value-base64', badValue, [`# expect-unverified: manifest.metadata.x-signature.value.base64 @ $.metadata["x-signature"].value`]);
 const checksummed = maximal();
 checksummed.metadata.identity.checksum = manifestChecksum(checksummed);
 write(join(root, 'valid'), 'identity-checksum-sha256', checksummed, []);
 const mismatch = structuredClone(checksummed);
 mismatch.metadata.description = 'Changed after the checksum was computed.';
-write(join(root, 'invalid'), 'metadata-identity-checksum-mismatch', mismatch, [`# expect: manifest.metadata.identity.checksum.mismatch @ $.metadata.identity.checksum`]);
+write(join(root, 'unverified'), 'metadata-identity-checksum-mismatch', mismatch, [`# expect-unverified: manifest.metadata.identity.checksum.mismatch @ $.metadata.identity.checksum`]);
 
 // Documents that do not parse, or are not objects.
 const raw: Record<string, [string, string, string]> = {
@@ -374,8 +376,12 @@ const raw: Record<string, [string, string, string]> = {
   'parse-yaml-two-documents.yaml': ['manifest.parse.yaml', '$', 'apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: one\n---\napiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: two\n'],
   'parse-json-syntax.json': ['manifest.parse.json', '$', '{ "apiVersion": "std/v0.4.7", "kind": "Agent", "metadata": { "name": "x" }, }\n'],
   'root-type-array.yaml': ['manifest.type', '$', '- apiVersion: std/v0.4.7\n  kind: Agent\n'],
-  'canonical-form-nan-with-checksum.yaml': ['manifest.canonical_form', '$', 'apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: nan-agent\n  identity:\n    agent_id: nan-agent\n    checksum: sha256:00\nspec:\n  temperature: .nan\n'],
 };
+// RFC 8785 has no NaN: the checksum cannot be computed, so it is not verified (the schema is met).
+writeFileSync(
+  join(root, 'unverified', 'canonical-form-nan-with-checksum.yaml'),
+  '# expect-unverified: manifest.canonical_form @ $\napiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: nan-agent\n  identity:\n    agent_id: nan-agent\n    checksum: sha256:00\nspec:\n  temperature: .nan\n',
+);
 for (const [file, [code, path, text]] of Object.entries(raw)) {
   const line = `expect: ${code} @ ${path}`;
   if (file.endsWith('.json')) {

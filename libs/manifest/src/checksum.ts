@@ -50,7 +50,10 @@ export function checkChecksum(manifest: Json, checksum: string): ManifestIssue[]
     {
       path: CHECKSUM_PATH,
       code: 'manifest.metadata.identity.checksum.mismatch',
-      message: `metadata.identity.checksum does not match the manifest: expected ${actual}, found ${checksum}`,
+      message:
+        `metadata.identity.checksum does not match the manifest: computed ${actual}, found ${checksum}. ` +
+        `Computed as ${algorithm} over the UTF-8 of the RFC 8785 canonical JSON of the manifest without metadata["x-signature"] and ` +
+        'without metadata.identity.checksum (libs/manifest/README.md, "Checksum"); a tool that hashes other bytes gives another digest',
     },
   ];
 }

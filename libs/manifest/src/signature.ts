@@ -130,7 +130,10 @@ export function checkSignature(manifest: Json, signature: { type: string; value:
     errors.push({
       path: `${SIGNATURE_PATH}.value`,
       code: 'manifest.metadata.x-signature.value.mismatch',
-      message: `the ${type} signature does not match the manifest: the manifest changed after signing, or it was signed with another key than publicKey`,
+      message:
+        `the ${type} signature does not match the manifest: the manifest changed after signing, it was signed with another key than publicKey, ` +
+        `or it signs other bytes than this validator checks (the UTF-8 of the RFC 8785 canonical JSON of the manifest without metadata["x-signature"]; ` +
+        'libs/manifest/README.md, "Signature")',
     });
   }
   return { errors, warnings };

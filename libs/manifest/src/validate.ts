@@ -21,6 +21,12 @@ export interface ManifestValidationResult {
 export interface ValidateOptions {
   /** how to read text input; detected when absent (`{` first means JSON, otherwise YAML) */
   format?: ManifestFormat;
+  /**
+   * A checksum or signature that does not verify is an error. Without it (the default), schema
+   * validity alone decides `valid` and such a checksum or signature is a warning: spec 1 does not
+   * say which bytes they cover, so other tools' checksums need not match this validator's.
+   */
+  strict?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -28,7 +34,8 @@ const isObject = (value: unknown): value is Json => value !== null && typeof val
 
 /**
  * Validates a manifest given as JSON or YAML text, a Buffer of such text, or an already parsed
- * object. Checks the schema of spec 1, then `x-signature` and `identity.checksum` when present.
+ * object. Checks the schema of spec 1, then `x-signature` and `identity.checksum` when present:
+ * one that does not verify is a warning, or an error with `strict`.
  */
 export function validateManifest(input: string | Buffer | object, options: ValidateOptions = {}): ManifestValidationResult {
   let document: unknown;
@@ -57,7 +64,7 @@ export function validateManifest(input: string | Buffer | object, options: Valid
   }
   warnings.push(...apiVersionWarnings(document.apiVersion), ...statusWarnings(document.metadata));
   const integrity = checkIntegrity(document);
-  errors.push(...integrity.errors);
+  (options.strict ? errors : warnings).push(...integrity.unverified);
   warnings.push(...integrity.warnings);
   return result(errors, warnings, format, document as Manifest);
 }
@@ -119,15 +126,18 @@ function statusWarnings(metadata: unknown): ManifestIssue[] {
   return warnings;
 }
 
-/** Signature and checksum, checked whenever their own fields are well formed (the rest may be invalid). */
-function checkIntegrity(document: Json): { errors: ManifestIssue[]; warnings: ManifestIssue[] } {
+/**
+ * Signature and checksum, checked whenever their own fields are well formed (the rest may be
+ * invalid). `unverified`: what did not verify, each message saying how this validator computed it.
+ */
+function checkIntegrity(document: Json): { unverified: ManifestIssue[]; warnings: ManifestIssue[] } {
   const errors: ManifestIssue[] = [];
   const warnings: ManifestIssue[] = [];
   const metadata = isObject(document.metadata) ? document.metadata : undefined;
   const identity = metadata && isObject(metadata.identity) ? metadata.identity : undefined;
   const checksum = identity && typeof identity.checksum === 'string' && CHECKSUM.regex.test(identity.checksum) ? identity.checksum : undefined;
   const signature = metadata?.['x-signature'] === undefined ? undefined : SignatureSchema.safeParse(metadata['x-signature']).data;
-  if (checksum === undefined && signature === undefined) return { errors, warnings };
+  if (checksum === undefined && signature === undefined) return { unverified: errors, warnings };
   try {
     if (checksum !== undefined) errors.push(...checkChecksum(document, checksum));
     if (signature !== undefined) {
@@ -141,8 +151,8 @@ function checkIntegrity(document: Json): { errors: ManifestIssue[]; warnings: Ma
     errors.push({
       path: '$',
       code: 'manifest.canonical_form',
-      message: `the manifest cannot be put in canonical form to check its checksum or signature: ${error.message}`,
+      message: `the manifest cannot be put in RFC 8785 canonical form (the bytes its checksum and signature cover), so they were not verified: ${error.message}`,
     });
   }
-  return { errors, warnings };
+  return { unverified: errors, warnings };
 }

@@ -65,7 +65,7 @@ export interface ServiceParts {
   onListening?: (server: Server) => void;
 }
 
-export interface ServiceDefinition<S extends z.ZodRawShape, D> {
+export interface ServiceDefinition<S extends z.ZodRawShape, D, P extends ServiceParts = ServiceParts> {
   /** The service's name: its Postgres schema, its log and trace name, its env prefix. */
   name: string;
   version: string;
@@ -76,13 +76,14 @@ export interface ServiceDefinition<S extends z.ZodRawShape, D> {
   config: S;
   /** Creates the service's Prisma client over the adapter the bootstrap configured. */
   database?: (adapter: PrismaPg) => D;
-  build: (infra: ServiceInfra<Readonly<z.output<z.ZodObject<typeof baseEnvShape & S & { PORT: z.ZodType<number> }>>>, D>) => ServiceParts | Promise<ServiceParts>;
+  /** Builds the service's parts; extra fields of what it returns stay reachable as `parts` (tests). */
+  build: (infra: ServiceInfra<Readonly<z.output<z.ZodObject<typeof baseEnvShape & S & { PORT: z.ZodType<number> }>>>, D>) => P | Promise<P>;
 }
 
-export type ConfigOf<T> = T extends ServiceDefinition<infer S, unknown> ? Readonly<z.output<z.ZodObject<typeof baseEnvShape & S>>> : never;
+export type ConfigOf<T> = T extends ServiceDefinition<infer S, unknown, ServiceParts> ? Readonly<z.output<z.ZodObject<typeof baseEnvShape & S>>> : never;
 
 /** Declares a service; `runService` starts it, `startService` starts it in a test. */
-export function defineService<S extends z.ZodRawShape, D = undefined>(definition: ServiceDefinition<S, D>): ServiceDefinition<S, D> {
+export function defineService<S extends z.ZodRawShape, D = undefined, P extends ServiceParts = ServiceParts>(definition: ServiceDefinition<S, D, P>): ServiceDefinition<S, D, P> {
   return definition;
 }
 
@@ -96,13 +97,13 @@ export interface StartOptions {
   isolated?: boolean;
 }
 
-export interface StartedService<C, D> {
+export interface StartedService<C, D, P extends ServiceParts = ServiceParts> {
   app: Express;
   server: Server;
   port: number;
   url: string;
   infra: ServiceInfra<C, D>;
-  parts: ServiceParts;
+  parts: P;
   stop: () => Promise<void>;
 }
 
@@ -114,7 +115,7 @@ const migrations = new Map<string, Promise<void>>();
  * the HTTP server (health and metrics in every role, the API unless `worker`), then the queue
  * processors (unless `api`). Shutdown closes everything in priority order.
  */
-export async function startService<S extends z.ZodRawShape, D>(definition: ServiceDefinition<S, D>, options: StartOptions = {}) {
+export async function startService<S extends z.ZodRawShape, D, P extends ServiceParts>(definition: ServiceDefinition<S, D, P>, options: StartOptions = {}) {
   type C = Readonly<z.output<z.ZodObject<typeof baseEnvShape & S & { PORT: z.ZodType<number> }>>>;
   const source = options.isolated ? { ...options.env } : { ...environmentWithRole(), ...options.env };
   const shape = { ...baseEnvShape, PORT: env.port(definition.port), ...definition.config };
@@ -203,7 +204,7 @@ export async function startService<S extends z.ZodRawShape, D>(definition: Servi
       void worker.run().catch((error) => logger.error({ err: error, queue: worker.name }, 'queue worker stopped'));
     }
     logger.info({ port: running.port, role: config.SERVICE_ROLE, queues: workers.map((worker) => worker.name) }, `${definition.name} listening`);
-    const started: StartedService<C, D> = {
+    const started: StartedService<C, D, P> = {
       app,
       server: running.server,
       port: running.port,
@@ -220,7 +221,7 @@ export async function startService<S extends z.ZodRawShape, D>(definition: Servi
 }
 
 /** A service's `main.ts`: start it, stop it gracefully on SIGTERM/SIGINT, or exit with one line. */
-export function runService<S extends z.ZodRawShape, D>(definition: ServiceDefinition<S, D>): void {
+export function runService<S extends z.ZodRawShape, D, P extends ServiceParts>(definition: ServiceDefinition<S, D, P>): void {
   startService(definition).then(
     (service) => stopOnSignals(service, service.infra.logger),
     exitOnStartupFailure(definition.name),

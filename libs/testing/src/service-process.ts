@@ -96,3 +96,37 @@ export async function spawnService(name: string, options: SpawnServiceOptions = 
     },
   };
 }
+
+export interface ServiceProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a service's `main.ts` (a path from the repository root) as its own process until it exits,
+ * with only the given environment (and PATH, HOME): for start-up failures, which end the process
+ * (`spawnService` above waits for a service that starts).
+ */
+export function runServiceProcess(main: string, env: Record<string, string | undefined>, timeoutMs = 20_000): Promise<ServiceProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [require.resolve('tsx/cli', { paths: [ROOT] }), main], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${main} did not exit within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

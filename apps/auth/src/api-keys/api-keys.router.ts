@@ -1,8 +1,8 @@
 import { auth, PageQuery } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
 import { ApiRouter } from '@platform/http';
-import { originOf } from '../audit/audit-log';
-import type { ApiKeys } from './api-keys';
+import { originOf } from '../audit/audit.service';
+import type { ApiKeys } from './api-keys.service';
 
 export function apiKeysRouter(verifier: TokenVerifier, apiKeys: ApiKeys): ApiRouter {
   const admin = { permission: 'auth:admin' } as const;

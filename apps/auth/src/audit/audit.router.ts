@@ -1,7 +1,7 @@
 import { auth } from '@platform/contracts';
 import { ApiRouter } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
-import type { AuditLog } from './audit-log';
+import type { AuditLog } from './audit.service';
 
 export function auditRouter(verifier: TokenVerifier, audit: AuditLog): ApiRouter {
   return new ApiRouter(verifier).route({

@@ -2,8 +2,8 @@ import { auth } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
 import { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import { originOf, type AuditLog } from '../audit/audit-log';
-import type { OAuthFlow } from './oauth';
+import { originOf, type AuditLog } from '../audit/audit.service';
+import type { OAuthFlow } from './oauth.service';
 import type { OAuthProviders } from './providers';
 
 export interface OAuthRouterDeps {

@@ -1,7 +1,7 @@
 import { badRequest } from '@platform/http';
-import type { AuthConfig } from '../config';
+import type { AuthConfig } from '../service';
 import type { SecretBox } from '../crypto/secret-box';
-import type { AuthDatabase } from '../database';
+import type { OAuthRepository } from './oauth.repository';
 
 export interface ProviderConfig {
   name: string;
@@ -24,7 +24,7 @@ const GITLAB_SCOPES = ['read_user', 'read_api'];
  */
 export class OAuthProviders {
   constructor(
-    private readonly db: AuthDatabase,
+    private readonly store: OAuthRepository,
     private readonly box: SecretBox,
     private readonly config: AuthConfig,
   ) {}
@@ -47,7 +47,7 @@ export class OAuthProviders {
   }
 
   async find(name: string): Promise<ProviderConfig | undefined> {
-    const stored = await this.db.oAuthProvider.findUnique({ where: { name } });
+    const stored = await this.store.findProvider(name);
     if (!stored) return this.builtIn(name);
     return {
       name: stored.name,
@@ -78,6 +78,6 @@ export class OAuthProviders {
       scopes: input.scopes ?? GITLAB_SCOPES,
       createdBy: actor,
     };
-    return this.db.oAuthProvider.upsert({ where: { name }, create: { name, ...data }, update: data });
+    return this.store.upsertProvider(name, data);
   }
 }

@@ -1,4 +1,12 @@
-import type { RoleMapping } from '../config';
+import { z } from 'zod';
+
+/** Group path to role and permissions; a user holds the union over their groups. */
+export const RoleMapping = z.object({
+  group: z.string().min(1),
+  role: z.string().min(1),
+  permissions: z.array(z.string()).default([]),
+});
+export type RoleMapping = z.infer<typeof RoleMapping>;
 
 export interface IdpGroup {
   id: number | null;

@@ -1,6 +1,6 @@
 import { auth } from '@platform/contracts';
 import { ApiRouter } from '@platform/http';
-import type { KeyRing } from './key-ring';
+import type { KeyRing } from './signing-keys.service';
 
 /** `/.well-known/jwks.json`, cacheable for five minutes: well inside the pre-publication delay. */
 export function jwksRouter(keys: KeyRing): ApiRouter {

@@ -1,8 +1,8 @@
 import { auth } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
 import { ApiRouter } from '@platform/http';
-import { originOf, type AuditLog } from '../audit/audit-log';
-import type { KeyRing } from './key-ring';
+import { originOf, type AuditLog } from '../audit/audit.service';
+import type { KeyRing } from './signing-keys.service';
 
 export function signingKeysAdminRouter(verifier: TokenVerifier, keys: KeyRing, audit: AuditLog): ApiRouter {
   return new ApiRouter(verifier)

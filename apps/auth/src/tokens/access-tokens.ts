@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
-import type { KeyRing } from '../signing-keys/key-ring';
+import type { KeyRing } from '../signing-keys/signing-keys.service';
 
 export interface TokenSubject {
   sub: string;

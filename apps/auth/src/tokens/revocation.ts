@@ -1,8 +1,8 @@
 import type { AccessTokenClaims } from '@platform/contracts';
 import { hasPermission, publishRevocation, type TokenVerifier } from '@platform/jwt';
 import type { Redis } from 'ioredis';
-import type { AuditLog, AuditOrigin } from '../audit/audit-log';
-import type { RefreshTokens } from './refresh-tokens';
+import type { AuditLog, AuditOrigin } from '../audit/audit.service';
+import type { RefreshTokens } from './tokens.service';
 
 /**
  * RFC 7009 revocation: the caller may revoke its own tokens (an admin, anyone's). The answer is

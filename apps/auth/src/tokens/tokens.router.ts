@@ -3,9 +3,9 @@ import { isRevokedInRedis, TokenError, type TokenVerifier } from '@platform/jwt'
 import { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { originOf } from '../audit/audit-log';
-import type { Login } from '../login/login';
-import type { RefreshTokens } from './refresh-tokens';
+import { originOf } from '../audit/audit.service';
+import type { Login } from '../login/login.service';
+import type { RefreshTokens } from './tokens.service';
 import type { Revocation } from './revocation';
 
 export interface TokenRateLimits {

@@ -1,7 +1,8 @@
 import { auth, PageQuery } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
 import { ApiRouter } from '@platform/http';
-import { publicUser, type Users } from './users';
+import type { Users } from './users.service';
+import { publicUser } from './users.view';
 
 export function usersRouter(verifier: TokenVerifier, users: Users): ApiRouter {
   return new ApiRouter(verifier)

@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/http';
+import { ApiError, guardedFetch, OutboundError, type GuardedResponse } from '@platform/http';
 
 export interface JsonApiResource {
   type: string;
@@ -8,32 +8,42 @@ export interface JsonApiResource {
 
 const MEDIA_TYPE = 'application/vnd.api+json';
 const TIMEOUT_MS = 10_000;
+const MAX_BYTES = 8 * 1024 * 1024;
 const MAX_PAGES = 50;
 
 const cmsError = (message: string, details?: unknown) => new ApiError(502, 'api_error', 'cms_unavailable', message, details);
 
-/** A JSON:API collection on a CMS (Drupal's JSON:API module, for one), read and written with a key. */
+/**
+ * A JSON:API collection on a CMS (Drupal's JSON:API module, for one), read and written with a key.
+ * The URL is the caller's, so every call goes through the platform's outbound guard (`guardedFetch`:
+ * http(s) only, no private address unless `OUTBOUND_ALLOW_PRIVATE`, a timeout and a size cap).
+ */
 export class JsonApiCollection {
   constructor(
     private readonly url: string,
     private readonly apiKey: string,
+    private readonly options: { allowPrivate: boolean } = { allowPrivate: false },
   ) {}
 
   private async request(url: string, init: { method: string; body?: unknown }): Promise<unknown> {
-    let response: Response;
+    let response: GuardedResponse;
     try {
-      response = await fetch(url, {
-        method: init.method,
-        headers: { Accept: MEDIA_TYPE, Authorization: `Bearer ${this.apiKey}`, ...(init.body !== undefined && { 'Content-Type': MEDIA_TYPE }) },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        redirect: 'error',
-      });
+      response = await guardedFetch(
+        url,
+        {
+          method: init.method,
+          headers: { Accept: MEDIA_TYPE, Authorization: `Bearer ${this.apiKey}`, ...(init.body !== undefined && { 'Content-Type': MEDIA_TYPE }) },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        },
+        { timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES, allowPrivate: this.options.allowPrivate, maxRedirects: 0 },
+      );
     } catch (error) {
+      // A URL the caller may not use stays a 400; a CMS that fails is a 502 naming it.
+      if (error instanceof OutboundError && error.status === 400) throw error;
       throw cmsError(`The CMS at ${new URL(url).origin} could not be reached: ${(error as Error).message}`);
     }
-    const text = await response.text();
-    if (!response.ok) throw cmsError(`The CMS answered ${init.method} ${new URL(url).pathname} with ${response.status}`, { status: response.status, body: text.slice(0, 500) });
+    const text = response.text();
+    if (response.status < 200 || response.status >= 300) throw cmsError(`The CMS answered ${init.method} ${new URL(url).pathname} with ${response.status}`, { status: response.status, body: text.slice(0, 500) });
     try {
       return text ? JSON.parse(text) : {};
     } catch {

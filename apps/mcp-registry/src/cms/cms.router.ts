@@ -1,7 +1,7 @@
 import { mcpRegistry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import type { CmsSyncService } from './cms-sync.service';
+import type { CmsSyncService } from './cms.service';
 
 export function cmsRoutes(api: ApiRouter, service: CmsSyncService, before: RequestHandler[]): void {
   api.route({

@@ -1,14 +1,11 @@
 import type { mcpRegistry } from '@platform/contracts';
 import type { z } from 'zod';
-import type { Prisma } from '../generated/prisma/client';
-import type { ConnectionRepository } from '../connections/connection.repository';
-import { round } from '../connections/connection.repository';
-import { publicEndpoint, uptimeSeconds } from '../connections/connection.view';
-import type { LiveLoad } from '../load-balancing/live-load';
+import { publicEndpoint, uptimeSeconds } from '../connections/connections.service';
+import { round } from '../numbers';
+import type { LiveLoad } from '../supervisor/live-load';
+import type { CandidateFilter, CandidateRow, DiscoveryRepository } from './discovery.repository';
 
 type DiscoverRequest = z.output<typeof mcpRegistry.DiscoverRequest>;
-const CANDIDATE = { id: true, name: true, protocol: true, capabilityNames: true, healthStatus: true, upSince: true, endpoint: true, capacity: true, lastResponseTime: true } as const;
-type CandidateRow = { id: string; name: string; protocol: string; capabilityNames: string[]; healthStatus: string; upSince: Date | null; endpoint: unknown; capacity: number; lastResponseTime: number | null };
 const HEALTH_STATUSES = new Set(['healthy', 'degraded', 'initializing', 'error']);
 
 /**
@@ -19,11 +16,11 @@ const HEALTH_STATUSES = new Set(['healthy', 'degraded', 'initializing', 'error']
 export class DiscoveryService {
   private roundRobin = 0;
 
-  constructor(private readonly deps: { repository: ConnectionRepository; liveLoad: LiveLoad }) {}
+  constructor(private readonly deps: { repository: DiscoveryRepository; liveLoad: LiveLoad }) {}
 
   async discover(request: DiscoverRequest): Promise<z.output<typeof mcpRegistry.DiscoverResponse>> {
     const { filters } = request;
-    const where: Prisma.ConnectionWhereInput = {
+    const where: CandidateFilter = {
       ...(request.capabilities.length > 0 && { capabilityNames: { hasEvery: request.capabilities } }),
       ...(filters.protocol && { protocol: filters.protocol }),
     };
@@ -47,19 +44,14 @@ export class DiscoveryService {
       // known from Redis) and the `max` best idle ones, so the database never ships every match.
       const busy = [...load.entries()].filter(([, active]) => active > 0).map(([id]) => id);
       const [count, idle, loaded] = await Promise.all([
-        this.deps.repository.prisma.connection.count({ where }),
-        this.deps.repository.prisma.connection.findMany({
-          where: busy.length > 0 ? { AND: [where, { id: { notIn: busy } }] } : where,
-          select: CANDIDATE,
-          orderBy: [{ lastResponseTime: { sort: 'asc', nulls: 'last' } }, { name: 'asc' }],
-          take: max,
-        }),
-        busy.length > 0 ? this.deps.repository.prisma.connection.findMany({ where: { AND: [where, { id: { in: busy } }] }, select: CANDIDATE }) : Promise.resolve([]),
+        this.deps.repository.count(where),
+        this.deps.repository.fastestIdle(where, busy, max),
+        busy.length > 0 ? this.deps.repository.candidates(where, busy) : Promise.resolve([]),
       ]);
       rows = [...idle, ...loaded];
       totalMatching = count;
     } else {
-      rows = await this.deps.repository.prisma.connection.findMany({ where, select: CANDIDATE });
+      rows = await this.deps.repository.candidates(where);
       totalMatching = rows.length;
     }
     const now = Date.now();

@@ -1,7 +1,7 @@
 import type { mcpRegistry } from '@platform/contracts';
 import type { z } from 'zod';
-import type { HealthCheckService } from '../health-checks/health-check.service';
-import type { ToolCallService } from '../tool-calls/tool-call.service';
+import type { HealthCheckService } from '../health-checks/health-checks.service';
+import type { ToolCallService } from '../tool-calls/tool-calls.service';
 
 export type BatchResult = z.output<typeof mcpRegistry.BatchHealthCheckResponse>;
 export type ToolCallResult = z.output<typeof mcpRegistry.ToolCallResponse>;

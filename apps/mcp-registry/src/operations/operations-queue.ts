@@ -1,3 +1,4 @@
+import { bullmqConnection } from '@platform/data';
 import { ApiError, serviceUnavailable } from '@platform/http';
 import { createWorker, defineQueue, TypedQueue } from '@platform/queues';
 import { type Logger } from '@platform/telemetry';
@@ -18,11 +19,6 @@ type Answer = { value: unknown } | { error: { status: number; type: ApiError['ty
 /** Longest a forwarded operation waits for a worker beyond its own timeout. */
 const QUEUE_SLACK_MS = 15_000;
 
-function connectionOf(redisUrl: string) {
-  const url = new URL(redisUrl);
-  return { host: url.hostname, port: Number(url.port || 6379), db: Number(url.pathname.slice(1) || 0), ...(url.password && { password: decodeURIComponent(url.password) }) };
-}
-
 /**
  * On-demand checks and tool calls through BullMQ (queue `<MCP_HEALTH_QUEUE>.on-demand`): the API
  * role adds a job and waits for its answer; workers run it with their own sessions.
@@ -42,7 +38,8 @@ export class OperationsQueue implements McpOperations {
 
   /** Role `api`: listen for answers. */
   async startClient(): Promise<void> {
-    this.events = new QueueEvents(this.name, { connection: connectionOf(this.redisUrl) });
+    // QueueEvents blocks on a stream read and waits out reconnects, as a worker does.
+    this.events = new QueueEvents(this.name, { connection: bullmqConnection(this.redisUrl, 'worker') });
     await this.events.waitUntilReady();
   }
 

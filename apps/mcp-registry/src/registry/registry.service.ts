@@ -1,10 +1,9 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
 import { ApiError } from '@platform/http';
 import type { z } from 'zod';
-import type { Prisma } from '../generated/prisma/client';
-import type { ConnectionRepository } from '../connections/connection.repository';
-import { round } from '../connections/connection.repository';
-import type { ConnectionService } from '../connections/connection.service';
+import type { ConnectionService, Json } from '../connections/connections.service';
+import { round } from '../numbers';
+import type { RegistryRepository } from './registry.repository';
 
 export const REGISTRY_VERSION = '0.2.0';
 type Exported = z.output<typeof mcpRegistry.ExportedConnection>;
@@ -15,19 +14,16 @@ const PROTOCOLS = ['stdio', 'http', 'websocket'] as const;
 
 /** Registry-wide numbers, export, and an import that takes an export back. */
 export class RegistryService {
-  constructor(private readonly deps: { repository: ConnectionRepository; connections: ConnectionService }) {}
+  constructor(private readonly deps: { repository: RegistryRepository; connections: ConnectionService }) {}
 
   async stats(): Promise<z.output<typeof mcpRegistry.RegistryStatsResponse>> {
-    const prisma = this.deps.repository.prisma;
-    const [byStatus, byProtocol, capabilityRows, byTool, lastMinute, allTime] = await Promise.all([
-      prisma.connection.groupBy({ by: ['status'], _count: { _all: true } }),
-      prisma.connection.groupBy({ by: ['protocol'], where: { status: { not: 'disconnected' } }, _count: { _all: true } }),
-      prisma.$queryRawUnsafe<Array<{ total: bigint }>>(
-        `SELECT count(DISTINCT capability)::bigint AS total FROM "mcp-registry"."Connection" c, unnest(c."capabilityNames") AS capability WHERE c.status <> 'disconnected'`,
-      ),
-      this.deps.repository.callsByTool(),
-      this.deps.repository.callTotals(new Date(Date.now() - 60_000)),
-      this.deps.repository.callTotals(),
+    const [byStatus, byProtocol, capabilityCount, byTool, lastMinute, allTime] = await Promise.all([
+      this.deps.repository.countByStatus(),
+      this.deps.repository.countLiveByProtocol(),
+      this.deps.repository.countLiveCapabilities(),
+      this.deps.connections.callsByTool(),
+      this.deps.connections.callTotals(new Date(Date.now() - 60_000)),
+      this.deps.connections.callTotals(),
     ]);
     const statusCount = Object.fromEntries(STATUSES.map((status) => [status, byStatus.find((row) => row.status === status)?._count._all ?? 0])) as Record<(typeof STATUSES)[number], number>;
     const protocols = Object.fromEntries(PROTOCOLS.map((protocol) => [protocol, byProtocol.find((row) => row.protocol === protocol)?._count._all ?? 0])) as Record<(typeof PROTOCOLS)[number], number>;
@@ -39,7 +35,7 @@ export class RegistryService {
       timestamp: new Date().toISOString(),
       connections: { total: Object.values(statusCount).reduce((sum, value) => sum + value, 0), ...statusCount },
       protocols,
-      capabilities: { total: Number(capabilityRows[0]?.total ?? 0), mostUsed },
+      capabilities: { total: capabilityCount, mostUsed },
       performance: {
         averageLatency: allTime.averageLatency,
         requestsPerSecond: round(lastMinute.requests / 60, 3),
@@ -50,11 +46,10 @@ export class RegistryService {
 
   /** `/health`'s registry and performance blocks. */
   async healthExtra(): Promise<z.output<typeof mcpRegistry.RegistryHealthExtra>> {
-    const prisma = this.deps.repository.prisma;
     const [byHealth, lastMinute, allTime] = await Promise.all([
-      prisma.connection.groupBy({ by: ['healthStatus'], where: { status: { not: 'disconnected' } }, _count: { _all: true } }),
-      this.deps.repository.callTotals(new Date(Date.now() - 60_000)),
-      this.deps.repository.callTotals(),
+      this.deps.repository.countLiveByHealth(),
+      this.deps.connections.callTotals(new Date(Date.now() - 60_000)),
+      this.deps.connections.callTotals(),
     ]);
     const count = (statuses: string[]) => byHealth.filter((row) => statuses.includes(row.healthStatus)).reduce((sum, row) => sum + row._count._all, 0);
     return {
@@ -65,7 +60,7 @@ export class RegistryService {
 
   /** Every connection that is not disconnected, in a form `import` takes back. */
   async export(): Promise<z.output<typeof mcpRegistry.RegistryExport>> {
-    const rows = await this.deps.repository.all({ status: { not: 'disconnected' } });
+    const rows = await this.deps.connections.live();
     const connections: Exported[] = rows.map((row) => ({
       name: row.name,
       type: row.type as Exported['type'],
@@ -93,7 +88,7 @@ export class RegistryService {
         continue;
       }
       try {
-        const existing = await this.deps.repository.findByName(entry.name);
+        const existing = await this.deps.connections.findByName(entry.name);
         if (existing && request.onConflict === 'skip') {
           outcome.skipped.push({ name: entry.name, reason: 'a connection of this name is registered' });
           continue;
@@ -101,13 +96,13 @@ export class RegistryService {
         if (existing) {
           this.deps.connections.guardStdio(entry.protocol, entry.endpoint.command, caller);
           this.deps.connections.guardStdio(existing.protocol, undefined, caller);
-          await this.deps.repository.update(existing.id, {
+          await this.deps.connections.store(existing.id, {
             type: entry.type,
             protocol: entry.protocol,
-            endpoint: entry.endpoint as Prisma.InputJsonValue,
+            endpoint: entry.endpoint as Json,
             declaredCapabilities: entry.capabilities,
-            capabilityNames: [...new Set([...entry.capabilities, ...(await this.deps.repository.toolNames(existing.id))])],
-            ...(entry.metadata && { metadata: entry.metadata as Prisma.InputJsonValue }),
+            capabilityNames: [...new Set([...entry.capabilities, ...(await this.deps.connections.toolNames(existing.id))])],
+            ...(entry.metadata && { metadata: entry.metadata as Json }),
             ...(entry.capacity && { capacity: entry.capacity }),
           });
           outcome.updated.push({ id: existing.id, name: entry.name });

@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/telemetry';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { ProcessRecordsRepository } from './process-records.repository';
 import type { RegistryInstance } from './instance';
 import { isRunning, signalGroup } from './process-info';
 import { removeWorkDir } from './stdio-launch';
@@ -18,25 +18,25 @@ export interface ProcessRecord {
  */
 export class ProcessRecords {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly store: ProcessRecordsRepository,
     private readonly instance: RegistryInstance,
     private readonly workRoot: string,
     private readonly logger: Logger,
   ) {}
 
   async add(record: ProcessRecord): Promise<void> {
-    await this.prisma.supervisedProcess.create({ data: { ...record, host: this.instance.host, instanceId: this.instance.id } });
+    await this.store.insert({ ...record, host: this.instance.host, instanceId: this.instance.id });
   }
 
   async remove(pid: number, startTicks: bigint): Promise<void> {
-    await this.prisma.supervisedProcess.deleteMany({ where: { host: this.instance.host, pid, startTicks } });
+    await this.store.delete(this.instance.host, pid, startTicks);
   }
 
   /** Kills the process groups recorded on this host by instances that are no longer alive. */
   async reapOrphans(): Promise<number> {
     const live = new Set(await this.instance.liveInstances());
     live.add(this.instance.id);
-    const records = await this.prisma.supervisedProcess.findMany({ where: { host: this.instance.host, instanceId: { notIn: [...live] } } });
+    const records = await this.store.left(this.instance.host, [...live]);
     let reaped = 0;
     for (const record of records) {
       if (isRunning(record.pid, record.startTicks)) {
@@ -45,7 +45,7 @@ export class ProcessRecords {
         this.logger.warn({ pid: record.pid, connectionId: record.connectionId, instanceId: record.instanceId }, 'reaped a stdio server left by a previous registry');
       }
       removeWorkDir(record.workDir, this.workRoot);
-      await this.prisma.supervisedProcess.deleteMany({ where: { host: record.host, pid: record.pid, startTicks: record.startTicks } });
+      await this.store.delete(record.host, record.pid, record.startTicks);
     }
     return reaped;
   }

@@ -1,20 +1,12 @@
 import { ErrorBody, registry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import { caller, READ, WRITE } from '../access';
-import { acceptManifest } from '../manifests/manifest-upload';
 import type { RouteContext } from '../routes';
-import { versionBody } from '../versions/versions.service';
-import type { VersionsService } from '../versions/versions.service';
-import { agentBody } from './agent-view';
 import type { AgentsService } from './agents.service';
+import { agentBody } from './agents.view';
 
-const PUBLISH_DESCRIPTION =
-  'The body is the manifest (spec 1): a JSON object with Content-Type application/json, or YAML text with ' +
-  'Content-Type application/yaml (text/yaml, application/x-yaml; text/plain is detected). The bytes are stored as sent and ' +
-  'served back unchanged. metadata.namespace and metadata.version are required. 400 lists the validation errors in ' +
-  'error.details.issues (path, message, code); 409 when the version exists or existed; 403 when another caller owns the namespace.';
-
-export function agentRoutes(api: ApiRouter, agents: AgentsService, versions: VersionsService, ctx: RouteContext): void {
+/** The agent's own routes; publishing (`POST /agents`) creates a version and is declared in versions.router.ts. */
+export function agentRoutes(api: ApiRouter, agents: AgentsService, ctx: RouteContext): void {
   api
     .route({
       method: 'get',
@@ -29,28 +21,6 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService, versions: Ver
       handler: async (req) => {
         const { items, total } = await agents.list(req.valid.query);
         return { items: items.map(agentBody), total, limit: req.valid.query.limit, offset: req.valid.query.offset };
-      },
-    })
-    .route({
-      method: 'post',
-      path: '/agents',
-      summary: 'Publish an agent (its first or a new version)',
-      description: PUBLISH_DESCRIPTION,
-      tags: ['agents'],
-      access: { permission: WRITE },
-      before: ctx.limit,
-      body: registry.PublishBody,
-      responses: {
-        201: { description: 'Published', schema: registry.PublishResult },
-        403: { description: 'The namespace belongs to another publisher', schema: ErrorBody },
-        409: { description: 'The version exists or existed', schema: ErrorBody },
-        413: { description: 'The manifest is too large', schema: ErrorBody },
-        415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
-      },
-      handler: async (req) => {
-        const manifest = acceptManifest(req.rawManifest ?? { error: 'unreadable' });
-        const published = await agents.publish(caller(req), manifest, undefined);
-        return publishResult(versions, published);
       },
     })
     .route({
@@ -99,9 +69,4 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService, versions: Ver
         res.status(204).end();
       },
     });
-}
-
-export async function publishResult(versions: VersionsService, published: { agent: Parameters<typeof agentBody>[0]; versionId: string; created: boolean }): Promise<registry.PublishResult> {
-  const row = await versions.row(published.versionId);
-  return { agent: agentBody(published.agent), version: versionBody(published.agent, row, null), created: published.created };
 }

@@ -2,7 +2,7 @@ import type { registry } from '@platform/contracts';
 import { badRequest } from '@platform/http';
 import { assertOwner, type Caller } from '../access';
 import type { AgentsService } from '../agents/agents.service';
-import type { Db } from '../database';
+import type { AnalyticsRepository } from './analytics.repository';
 
 const DAY_MS = 24 * 3600 * 1000;
 const MAX_DAYS = 366;
@@ -11,7 +11,7 @@ const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 /** Daily usage of an agent: views, manifest downloads, search appearances. Owner or admin. */
 export class AnalyticsService {
   constructor(
-    private readonly db: Db,
+    private readonly analytics: AnalyticsRepository,
     private readonly agents: AgentsService,
   ) {}
 
@@ -23,7 +23,7 @@ export class AnalyticsService {
     if (from > to) throw badRequest('from is after to', { issues: [{ path: 'query.from', message: 'must not be after to', code: 'invalid_range' }] });
     const days = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
     if (days > MAX_DAYS) throw badRequest(`The range covers ${days} days; at most ${MAX_DAYS}`, { issues: [{ path: 'query.from', message: `at most ${MAX_DAYS} days`, code: 'too_big' }] });
-    const rows = await this.db.agentDailyStat.findMany({ where: { agentId: agent.id, day: { gte: from, lte: to } } });
+    const rows = await this.analytics.days(agent.id, from, to);
     const byDay = new Map(rows.map((row) => [isoDay(row.day), row]));
     const buckets = Array.from({ length: days }, (_, index) => {
       const day = isoDay(new Date(from.getTime() + index * DAY_MS));

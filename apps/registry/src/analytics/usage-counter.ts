@@ -1,13 +1,5 @@
 import type { Logger } from '@platform/telemetry';
-import type { Db } from '../database';
-
-interface Counts {
-  agentId: string;
-  day: string;
-  views: number;
-  downloads: number;
-  searchAppearances: number;
-}
+import type { AnalyticsRepository, DailyCounts as Counts } from './analytics.repository';
 
 /**
  * Daily usage counters per agent in Postgres. Events are added up in memory per agent and UTC day
@@ -23,7 +15,7 @@ export class UsageCounter {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly db: Db,
+    private readonly counters: AnalyticsRepository,
     private readonly logger: Logger,
     private readonly flushIntervalMs = 1000,
   ) {}
@@ -66,14 +58,7 @@ export class UsageCounter {
   private async write(batch: Counts[]): Promise<void> {
     batch.sort((a, b) => (a.agentId === b.agentId ? a.day.localeCompare(b.day) : a.agentId.localeCompare(b.agentId)));
     try {
-      await this.db.$executeRaw`
-        INSERT INTO "registry"."AgentDailyStat" ("agentId", "day", "views", "downloads", "searchAppearances")
-        SELECT * FROM unnest(${batch.map((c) => c.agentId)}::uuid[], ${batch.map((c) => c.day)}::date[], ${batch.map((c) => c.views)}::int[],
-                             ${batch.map((c) => c.downloads)}::int[], ${batch.map((c) => c.searchAppearances)}::int[])
-        ON CONFLICT ("agentId", "day") DO UPDATE SET
-          "views" = "AgentDailyStat"."views" + EXCLUDED."views",
-          "downloads" = "AgentDailyStat"."downloads" + EXCLUDED."downloads",
-          "searchAppearances" = "AgentDailyStat"."searchAppearances" + EXCLUDED."searchAppearances"`;
+      await this.counters.increment(batch);
     } catch (error) {
       this.logger.warn({ err: error, agents: batch.length }, 'usage counters not written');
     }

@@ -22,7 +22,8 @@ const describe = (issues: ManifestIssue[]) => issues.slice(0, 5).map((issue) => 
  * from its stored bytes (the schema and its signature checks may be newer than at publish).
  */
 export function runCertificationChecks(input: CertificationInput): Check[] {
-  const result = validateManifest(Buffer.from(input.manifestBytes), { format: input.format });
+  // Certification requires what publishing may let through: a checksum and signature that verify.
+  const result = validateManifest(Buffer.from(input.manifestBytes), { format: input.format, strict: true });
   const document = object(result.manifest);
   const metadata = object(document.metadata);
   const security = object(document.security);

@@ -3,13 +3,12 @@ import { notFound, serviceUnavailable } from '@platform/http';
 import { type TypedQueue } from '@platform/queues';
 import { type Logger } from '@platform/telemetry';
 import semver from 'semver';
-import type { Db } from '../database';
 import type { Caller } from '../access';
-import { lockAgent, refreshAgent } from '../agents/agent-state';
 import type { AgentsService } from '../agents/agents.service';
-import type { Certification } from '../generated/prisma/client';
 import { certificationPassed, runCertificationChecks } from './certification-checks';
 import type { CertificationQueue } from './certification-queue';
+import type { CertificationsRepository } from './certifications.repository';
+import { certificationBody } from './certifications.view';
 
 /** Rejects when `work` has not settled within `ms` (BullMQ waits for a Redis connection indefinitely). */
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -21,30 +20,10 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-type WithAgent = Certification & { agent: { namespace: string; name: string } };
-
-export function certificationBody(row: WithAgent): registry.Certification {
-  return {
-    id: row.id,
-    namespace: row.agent.namespace,
-    name: row.agent.name,
-    version: row.version,
-    status: row.status as registry.Certification['status'],
-    requestedBy: row.requestedBy,
-    requestedAt: row.requestedAt.toISOString(),
-    startedAt: row.startedAt?.toISOString() ?? null,
-    completedAt: row.completedAt?.toISOString() ?? null,
-    checks: row.checks as registry.CertificationCheck[],
-    error: row.error,
-  };
-}
-
-const withAgent = { agent: { select: { namespace: true, name: true } } } as const;
-
 /** Certification requests (queued as BullMQ jobs), their processing and their reports. */
 export class CertificationsService {
   constructor(
-    private readonly db: Db,
+    private readonly certifications: CertificationsRepository,
     private readonly agents: AgentsService,
     private readonly queue: TypedQueue<CertificationQueue['payload']>,
     private readonly logger: Logger,
@@ -57,32 +36,25 @@ export class CertificationsService {
     const agent = await this.agents.get(namespace, name);
     let version = body.version ?? agent.latestVersion;
     if (!version) {
-      const newest = await this.db.agentVersion.findMany({ where: { agentId: agent.id, unpublishedAt: null }, select: { version: true } });
+      const newest = await this.certifications.publishedVersions(agent.id);
       if (newest.length === 0) throw notFound(`Agent ${namespace}/${name} has no published version to certify`);
-      version = newest.map((row) => row.version).sort(semver.rcompare)[0];
+      version = newest.sort(semver.rcompare)[0];
     }
-    const row = await this.db.agentVersion.findUnique({ where: { agentId_version: { agentId: agent.id, version } }, select: { unpublishedAt: true } });
+    const row = await this.certifications.findVersionState(agent.id, version);
     if (!row || row.unpublishedAt) throw notFound(`Version ${version} of ${namespace}/${name} not found`);
-    const certification = await this.db.certification.create({ data: { agentId: agent.id, version, requestedBy: who.sub }, include: withAgent });
+    const certification = await this.certifications.create(agent.id, version, who.sub);
     try {
       await withTimeout(this.queue.add('certify', { certificationId: certification.id }, { jobId: certification.id }), this.queueTimeoutMs);
     } catch (error) {
       this.logger.error({ err: error }, 'certification job not queued');
-      await this.db.certification.update({ where: { id: certification.id }, data: { status: 'error', error: 'the job could not be queued', completedAt: new Date() } });
+      await this.certifications.markNotQueued(certification.id);
       throw serviceUnavailable('The certification queue is unavailable; try again later');
     }
     return certificationBody(certification);
   }
 
   async list(query: registry.CertificationListQuery) {
-    const where = {
-      ...(query.status && { status: query.status }),
-      ...((query.namespace || query.name) && { agent: { ...(query.namespace && { namespace: query.namespace }), ...(query.name && { name: query.name }) } }),
-    };
-    const [rows, total] = await Promise.all([
-      this.db.certification.findMany({ where, include: withAgent, orderBy: [{ requestedAt: 'desc' }, { id: 'asc' }], take: query.limit, skip: query.offset }),
-      this.db.certification.count({ where }),
-    ]);
+    const { rows, total } = await this.certifications.list(query);
     return { items: rows.map(certificationBody), total, limit: query.limit, offset: query.offset };
   }
 
@@ -92,33 +64,20 @@ export class CertificationsService {
    * are left alone, so a redelivered job changes nothing.
    */
   async process(certificationId: string): Promise<void> {
-    const certification = await this.db.certification.findUnique({ where: { id: certificationId } });
+    const certification = await this.certifications.findById(certificationId);
     if (!certification || ['passed', 'failed', 'error'].includes(certification.status)) return;
-    await this.db.certification.update({ where: { id: certificationId }, data: { status: 'running', startedAt: new Date() } });
-    const version = await this.db.agentVersion.findUnique({
-      where: { agentId_version: { agentId: certification.agentId, version: certification.version } },
-      select: { manifestBytes: true, format: true, unpublishedAt: true },
-    });
+    await this.certifications.markRunning(certificationId);
+    const version = await this.certifications.findManifest(certification.agentId, certification.version);
     if (!version) {
       await this.fail(certificationId, `version ${certification.version} does not exist`);
       return;
     }
     const checks = runCertificationChecks({ manifestBytes: version.manifestBytes, format: version.format as 'json' | 'yaml', unpublished: version.unpublishedAt !== null });
-    await this.db.$transaction(async (tx) => {
-      await lockAgent(tx, certification.agentId);
-      await tx.certification.update({
-        where: { id: certificationId },
-        data: { status: certificationPassed(checks) ? 'passed' : 'failed', checks, completedAt: new Date() },
-      });
-      await refreshAgent(tx, certification.agentId);
-    });
+    await this.certifications.complete(certificationId, certification.agentId, certificationPassed(checks), checks);
   }
 
   /** Marks a certification whose job cannot finish (retries exhausted). */
   async fail(certificationId: string, message: string): Promise<void> {
-    await this.db.certification.updateMany({
-      where: { id: certificationId, status: { in: ['queued', 'running'] } },
-      data: { status: 'error', error: message, completedAt: new Date() },
-    });
+    await this.certifications.fail(certificationId, message);
   }
 }

@@ -1,13 +1,10 @@
 import { registry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import { READ } from '../access';
-import { agentBody } from '../agents/agent-view';
-import type { Db } from '../database';
 import type { RouteContext } from '../routes';
-import { queryAgents } from './agent-query';
-import { mergeFilters } from './search-filters';
+import type { SearchService } from './search.service';
 
-export function searchRoutes(api: ApiRouter, db: Db, ctx: RouteContext): void {
+export function searchRoutes(api: ApiRouter, search: SearchService, ctx: RouteContext): void {
   api.route({
     method: 'get',
     path: '/search',
@@ -23,11 +20,9 @@ export function searchRoutes(api: ApiRouter, db: Db, ctx: RouteContext): void {
     query: registry.SearchQuery,
     responses: { 200: { description: 'A page of ranked agents with the total', schema: registry.SearchPage } },
     handler: async (req) => {
-      const { q, limit, offset, filters: combined, ...separate } = req.valid.query;
-      const filters = mergeFilters(combined, separate);
-      const { items, total } = await queryAgents(db, { ...filters, text: q, limit, offset });
-      ctx.usage.searchAppearances(items.map((item) => item.id));
-      return { query: q, items: items.map((item) => ({ ...agentBody(item), rank: item.rank })), total, limit, offset };
+      const { page, agentIds } = await search.search(req.valid.query);
+      ctx.usage.searchAppearances(agentIds);
+      return page;
     },
   });
 }

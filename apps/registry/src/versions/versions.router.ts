@@ -2,17 +2,39 @@ import { ErrorBody, registry } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import { z } from 'zod';
 import { caller, READ, WRITE } from '../access';
-import { publishResult } from '../agents/agents.router';
-import type { AgentsService } from '../agents/agents.service';
-import { acceptManifest } from '../manifests/manifest-upload';
 import type { RouteContext } from '../routes';
 import { sendManifest } from './manifest-response';
 import type { VersionsService } from './versions.service';
 
+const PUBLISH_DESCRIPTION =
+  'The body is the manifest (spec 1): a JSON object with Content-Type application/json, or YAML text with ' +
+  'Content-Type application/yaml (text/yaml, application/x-yaml; text/plain is detected). The bytes are stored as sent and ' +
+  'served back unchanged. metadata.namespace and metadata.version are required. 400 lists the validation errors in ' +
+  'error.details.issues (path, message, code); 409 when the version exists or existed; 403 when another caller owns the namespace.';
+
 const ExactVersionParams = registry.AgentParams.extend({ version: registry.SemanticVersion });
 
-export function versionRoutes(api: ApiRouter, agents: AgentsService, versions: VersionsService, ctx: RouteContext): void {
+/** Versions and publishing (a publish creates a version, through `POST /agents` also the agent). */
+export function versionRoutes(api: ApiRouter, versions: VersionsService, ctx: RouteContext): void {
   api
+    .route({
+      method: 'post',
+      path: '/agents',
+      summary: 'Publish an agent (its first or a new version)',
+      description: PUBLISH_DESCRIPTION,
+      tags: ['agents'],
+      access: { permission: WRITE },
+      before: ctx.limit,
+      body: registry.PublishBody,
+      responses: {
+        201: { description: 'Published', schema: registry.PublishResult },
+        403: { description: 'The namespace belongs to another publisher', schema: ErrorBody },
+        409: { description: 'The version exists or existed', schema: ErrorBody },
+        413: { description: 'The manifest is too large', schema: ErrorBody },
+        415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
+      },
+      handler: (req) => versions.publish(caller(req), req.rawManifest ?? { error: 'unreadable' }),
+    })
     .route({
       method: 'get',
       path: '/agents/:namespace/:name/versions',
@@ -45,11 +67,7 @@ export function versionRoutes(api: ApiRouter, agents: AgentsService, versions: V
         413: { description: 'The manifest is too large', schema: ErrorBody },
         415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
       },
-      handler: async (req) => {
-        const manifest = acceptManifest(req.rawManifest ?? { error: 'unreadable' });
-        const published = await agents.publish(caller(req), manifest, req.valid.params);
-        return publishResult(versions, published);
-      },
+      handler: (req) => versions.publish(caller(req), req.rawManifest ?? { error: 'unreadable' }, req.valid.params),
     })
     .route({
       method: 'get',

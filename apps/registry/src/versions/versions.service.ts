@@ -1,80 +1,61 @@
 import type { registry } from '@platform/contracts';
 import { badRequest, notFound } from '@platform/http';
-import type { Db } from '../database';
 import { assertOwner, type Caller } from '../access';
-import { bySemverDesc, lockAgent, refreshAgent } from '../agents/agent-state';
-import type { AgentWithOwner } from '../agents/agent-view';
-import type { AgentsService } from '../agents/agents.service';
-import type { AgentVersion } from '../generated/prisma/client';
+import type { AgentsService, AgentWithOwner } from '../agents/agents.service';
+import { acceptManifest, type RawManifest } from '../manifest-upload';
+import type { StoredManifest, VersionsRepository } from './versions.repository';
+import { versionBody } from './versions.view';
 
-/** A version row without its manifest bytes. */
-export type VersionRow = Omit<AgentVersion, 'manifestBytes' | 'convertedBytes' | 'document'> & { size: number };
-
-const METADATA = {
-  id: true, agentId: true, version: true, prerelease: true, format: true, digest: true, convertedDigest: true, schemaVersion: true,
-  warnings: true, publishedBy: true, publishedAt: true, unpublishedAt: true, unpublishedBy: true,
-} as const;
-
-export function versionBody(agent: AgentWithOwner, row: VersionRow, certification: string | null): registry.AgentVersion {
-  return {
-    namespace: agent.namespace,
-    name: agent.name,
-    version: row.version,
-    prerelease: row.prerelease,
-    latest: agent.latestVersion === row.version,
-    format: row.format as 'json' | 'yaml',
-    digest: row.digest,
-    size: row.size,
-    schemaVersion: row.schemaVersion,
-    warnings: row.warnings as registry.AgentVersion['warnings'],
-    publishedBy: row.publishedBy,
-    publishedAt: row.publishedAt.toISOString(),
-    unpublished: row.unpublishedAt !== null,
-    unpublishedAt: row.unpublishedAt?.toISOString() ?? null,
-    certification: certification as registry.AgentVersion['certification'],
-    manifestUrl: `/api/v1/agents/${agent.namespace}/${agent.name}/versions/${row.version}/manifest`,
-  };
+export interface PublishTarget {
+  namespace: string;
+  name: string;
 }
 
-/** Versions of an agent: list in semantic-version order, `latest`, one version, unpublish. */
+/** Versions of an agent: publishing, list in semantic-version order, `latest`, one version, unpublish. */
 export class VersionsService {
   constructor(
-    private readonly db: Db,
+    private readonly versions: VersionsRepository,
     private readonly agents: AgentsService,
+    private readonly options: { requireVerifiedManifests: boolean } = { requireVerifiedManifests: false },
   ) {}
 
-  private async sizes(ids: string[]): Promise<Map<string, number>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db.$queryRaw<Array<{ id: string; size: number }>>`
-      SELECT "id", octet_length("manifestBytes")::int AS size FROM "registry"."AgentVersion" WHERE "id" = ANY(${ids}::uuid[])`;
-    return new Map(rows.map((row) => [row.id, row.size]));
-  }
-
-  async row(id: string): Promise<VersionRow> {
-    const [row] = await this.db.$queryRaw<VersionRow[]>`
-      SELECT "id", "agentId", "version", "prerelease", "format", "digest", "convertedDigest", "schemaVersion", "warnings", "publishedBy",
-             "publishedAt", "unpublishedAt", "unpublishedBy", octet_length("manifestBytes")::int AS size
-      FROM "registry"."AgentVersion" WHERE "id" = ${id}::uuid`;
-    return { ...row, publishedAt: new Date(row.publishedAt), unpublishedAt: row.unpublishedAt ? new Date(row.unpublishedAt) : null };
-  }
-
-  /** The status of the most recent certification request per version. */
-  async certificationStatus(agentId: string): Promise<Map<string, string>> {
-    const rows = await this.db.certification.findMany({ where: { agentId }, select: { version: true, status: true }, orderBy: { requestedAt: 'asc' } });
-    return new Map(rows.map((row) => [row.version, row.status]));
+  /**
+   * Publishes a manifest as a new version. Through `POST /agents` (no target) the agent is
+   * created on first publish (and a deleted one comes back); through
+   * `POST /agents/{ns}/{name}/versions` it must exist. The caller must own the namespace, or
+   * becomes its owner when it is new. A version that exists or ever existed is a 409. The
+   * manifest is validated first (400, 413, 415; see acceptManifest).
+   */
+  async publish(who: Caller, raw: RawManifest, target?: PublishTarget): Promise<registry.PublishResult> {
+    const manifest = acceptManifest(raw, { requireVerified: this.options.requireVerifiedManifests });
+    const namespace = target?.namespace ?? manifest.namespace;
+    if (!namespace) {
+      throw badRequest('The manifest has no metadata.namespace: set it, or publish through /agents/{namespace}/{name}/versions', {
+        issues: [{ path: '$.metadata.namespace', message: 'a namespace is required to publish', code: 'registry.metadata.namespace.required' }],
+      });
+    }
+    if (target && manifest.namespace !== undefined && manifest.namespace !== target.namespace) {
+      throw badRequest(`metadata.namespace is ${manifest.namespace} but the path names ${target.namespace}`, {
+        issues: [{ path: '$.metadata.namespace', message: `must be ${target.namespace} (or absent)`, code: 'registry.metadata.namespace.mismatch' }],
+      });
+    }
+    if (target && manifest.name !== target.name) {
+      throw badRequest(`metadata.name is ${manifest.name} but the path names ${target.name}`, {
+        issues: [{ path: '$.metadata.name', message: `must be ${target.name}`, code: 'registry.metadata.name.mismatch' }],
+      });
+    }
+    await this.agents.claimNamespace(who, namespace);
+    const published = await this.versions.publish(namespace, manifest.name, who.sub, manifest, target !== undefined);
+    const row = await this.versions.row(published.versionId);
+    return { agent: this.agents.body(published.agent), version: versionBody(published.agent, row, null), created: published.created };
   }
 
   async list(namespace: string, name: string, query: registry.VersionListQuery): Promise<registry.VersionPage> {
     const agent = await this.agents.get(namespace, name);
-    const rows = (
-      await this.db.agentVersion.findMany({
-        where: { agentId: agent.id, ...(!query.unpublished && { unpublishedAt: null }), ...(!query.prerelease && { prerelease: false }) },
-        select: METADATA,
-      })
-    ).sort(bySemverDesc);
+    const rows = await this.versions.list(agent.id, query);
     if (query.order === 'asc') rows.reverse();
     const page = rows.slice(query.offset, query.offset + query.limit);
-    const [sizes, certifications] = await Promise.all([this.sizes(page.map((row) => row.id)), this.certificationStatus(agent.id)]);
+    const [sizes, certifications] = await Promise.all([this.versions.sizes(page.map((row) => row.id)), this.versions.certificationStatus(agent.id)]);
     return {
       items: page.map((row) => versionBody(agent, { ...row, size: sizes.get(row.id) ?? 0 }, certifications.get(row.version) ?? null)),
       total: rows.length,
@@ -94,9 +75,9 @@ export class VersionsService {
 
   async get(namespace: string, name: string, requested: string): Promise<{ agent: AgentWithOwner; body: registry.VersionDetail }> {
     const { agent, version } = await this.resolve(namespace, name, requested);
-    const row = await this.db.agentVersion.findUnique({ where: { agentId_version: { agentId: agent.id, version } }, select: { ...METADATA, document: true } });
+    const row = await this.versions.findWithDocument(agent.id, version);
     if (!row || row.unpublishedAt) throw notFound(`Version ${version} of ${namespace}/${name} not found`, row ? { unpublished: true } : undefined);
-    const [sizes, certifications] = await Promise.all([this.sizes([row.id]), this.certificationStatus(agent.id)]);
+    const [sizes, certifications] = await Promise.all([this.versions.sizes([row.id]), this.versions.certificationStatus(agent.id)]);
     const { document, ...metadata } = row;
     return {
       agent,
@@ -105,20 +86,14 @@ export class VersionsService {
   }
 
   /**
-   * The stored bytes of both representations of a published version: one query on the hot path
-   * (agent and version joined, `latest` resolved in SQL); the detailed lookups only explain a miss.
+   * The stored bytes of both representations of a published version: one query on the hot path;
+   * the detailed lookups only explain a miss.
    */
-  async manifest(namespace: string, name: string, requested: string) {
-    const [hit] = await this.db.$queryRaw<
-      Array<{ agentId: string; version: string; manifestBytes: Uint8Array; format: string; digest: string; convertedBytes: Uint8Array; convertedDigest: string }>
-    >`
-      SELECT a."id" AS "agentId", v."version", v."manifestBytes", v."format", v."digest", v."convertedBytes", v."convertedDigest"
-      FROM "registry"."Agent" a JOIN "registry"."AgentVersion" v ON v."agentId" = a."id"
-      WHERE a."namespace" = ${namespace} AND a."name" = ${name} AND a."deletedAt" IS NULL AND v."unpublishedAt" IS NULL
-        AND v."version" = (CASE WHEN ${requested} = 'latest' THEN a."latestVersion" ELSE ${requested} END)`;
-    if (hit) return { ...hit, format: hit.format as 'json' | 'yaml' };
+  async manifest(namespace: string, name: string, requested: string): Promise<StoredManifest> {
+    const hit = await this.versions.manifest(namespace, name, requested);
+    if (hit) return hit;
     const { agent, version } = await this.resolve(namespace, name, requested);
-    const row = await this.db.agentVersion.findUnique({ where: { agentId_version: { agentId: agent.id, version } }, select: { unpublishedAt: true } });
+    const row = await this.versions.findState(agent.id, version);
     throw notFound(`Version ${version} of ${namespace}/${name} not found`, row ? { unpublished: true } : undefined);
   }
 
@@ -127,12 +102,6 @@ export class VersionsService {
     if (version === 'latest') throw badRequest('Unpublish names an exact version, not latest');
     const agent = await this.agents.get(namespace, name);
     assertOwner(who, agent.ns.ownerSub, namespace);
-    await this.db.$transaction(async (tx) => {
-      await lockAgent(tx, agent.id);
-      const row = await tx.agentVersion.findUnique({ where: { agentId_version: { agentId: agent.id, version } }, select: { id: true, unpublishedAt: true } });
-      if (!row || row.unpublishedAt) throw notFound(`Version ${version} of ${namespace}/${name} not found`, row ? { unpublished: true } : undefined);
-      await tx.agentVersion.update({ where: { id: row.id }, data: { unpublishedAt: new Date(), unpublishedBy: who.sub } });
-      await refreshAgent(tx, agent.id);
-    });
+    await this.versions.unpublish(agent.id, version, who.sub, `${namespace}/${name}`);
   }
 }

@@ -39,6 +39,16 @@ describe('agent-manifest CLI', () => {
     expect(run(['validate', '--strict', good]).status).toBe(1);
   });
 
+  it('accepts a manifest whose checksum does not verify with a warning, and rejects it as an error under --strict', () => {
+    const file = join(CORPUS, 'unverified', 'metadata-identity-checksum-mismatch.yaml');
+    const loose = run(['validate', file]);
+    expect(loose.status).toBe(0);
+    expect(loose.stdout).toMatch(/warning {2}\$\.metadata\.identity\.checksum .*RFC 8785 canonical JSON.*\[manifest\.metadata\.identity\.checksum\.mismatch\]/);
+    const strict = run(['validate', '--strict', '--json', file]);
+    expect(strict.status).toBe(1);
+    expect(JSON.parse(strict.stdout).files[0]).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch' })] });
+  });
+
   it('prints a JSON report with --json', () => {
     const { status, stdout } = run(['validate', '--json', good, bad]);
     expect(status).toBe(1);

@@ -1,6 +1,7 @@
 // The example manifests of the public ancestor schema, with their apiVersion prefix rewritten to
-// `std/v`. Its README lists the five that are invalid as published; one more carries a placeholder
-// identity.checksum, which this validator verifies and so rejects.
+// `std/v`. Its README lists the five that are invalid as published. One more carries an
+// identity.checksum computed by other means than this validator's digest: valid, with a warning
+// (an error under strict).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import YAML from 'yaml';
@@ -25,8 +26,9 @@ const INVALID: Record<string, string[]> = {
     (key) => `manifest.metadata.catalog.unknown_key @ $.metadata.catalog.${key}`,
   ),
   'drupal/content-moderator.ossa.yaml': ['manifest.metadata.name.pattern @ $.metadata.name'],
-  'agent-manifests/v0.4-identity-security-protocols-full.ossa.yaml': ['manifest.metadata.identity.checksum.mismatch @ $.metadata.identity.checksum'],
 };
+const FULL_IDENTITY = 'agent-manifests/v0.4-identity-security-protocols-full.ossa.yaml';
+const UNVERIFIED: Record<string, string[]> = { [FULL_IDENTITY]: ['manifest.metadata.identity.checksum.mismatch @ $.metadata.identity.checksum'] };
 
 const examples = walk(EXAMPLES).map((file) => relative(EXAMPLES, file)).sort();
 
@@ -40,7 +42,19 @@ describe('reference examples (apiVersion rewritten to std/v)', () => {
     const result = validateManifest(read(file));
     const errors = result.errors.map((e) => `${e.code} @ ${e.path}`).sort();
     expect(errors).toEqual((INVALID[file] ?? []).sort());
+    const unverified = result.warnings.filter((w) => /mismatch|canonical_form/.test(w.code)).map((w) => `${w.code} @ ${w.path}`);
+    expect(unverified).toEqual(UNVERIFIED[file] ?? []);
     expect(result.manifest?.apiVersion).toMatch(/^std\/v0\.4/);
+  });
+
+  it('validates the full identity example, warning that its checksum was computed another way; strict refuses it', () => {
+    const result = validateManifest(read(FULL_IDENTITY));
+    expect(result).toMatchObject({ valid: true, errors: [] });
+    const warning = result.warnings.find((w) => w.code === 'manifest.metadata.identity.checksum.mismatch');
+    expect(warning?.message).toMatch(/RFC 8785 canonical JSON/);
+    const strict = validateManifest(read(FULL_IDENTITY), { strict: true });
+    expect(strict.valid).toBe(false);
+    expect(strict.errors.map((e) => e.code)).toEqual(['manifest.metadata.identity.checksum.mismatch']);
   });
 
   it('accepts the full identity example once its checksum is the real one', () => {

@@ -40,20 +40,28 @@ describe.each(KEYS)('x-signature %s', (type, generate) => {
     expect(result).toMatchObject({ valid: true, errors: [], format: 'yaml' });
   });
 
-  it('rejects a manifest changed after signing', () => {
+  it('rejects a manifest changed after signing (strict)', () => {
     const signed = signManifest(manifest(), privateKey, type);
     signed.metadata.description = 'changed';
-    const result = validateManifest(signed);
+    const result = validateManifest(signed, { strict: true });
     expect(result.valid).toBe(false);
     expect(result.errors).toEqual([
       expect.objectContaining({ code: 'manifest.metadata.x-signature.value.mismatch', path: '$.metadata["x-signature"].value' }),
     ]);
   });
 
-  it('rejects a signature checked against another key', () => {
+  it('rejects a signature checked against another key (strict)', () => {
     const signed = signManifest(manifest(), privateKey, type);
     signed.metadata['x-signature'].publicKey = other.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
-    expect(codes(validateManifest(signed))).toEqual(['manifest.metadata.x-signature.value.mismatch']);
+    expect(codes(validateManifest(signed, { strict: true }))).toEqual(['manifest.metadata.x-signature.value.mismatch']);
+  });
+
+  it('keeps a manifest whose signature does not verify valid without strict, with a warning saying what was signed', () => {
+    const signed = signManifest(manifest(), privateKey, type);
+    signed.metadata.description = 'changed';
+    const result = validateManifest(signed);
+    expect(result).toMatchObject({ valid: true, errors: [] });
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'manifest.metadata.x-signature.value.mismatch', message: expect.stringMatching(/RFC 8785 canonical JSON/) })]);
   });
 
   it('is unaffected by key order and formatting (RFC 8785)', () => {
@@ -98,20 +106,20 @@ describe('x-signature encodings and key checks', () => {
     expect(validateManifest(signManifest(manifest(), privateKey, 'RSA-PSS')).valid).toBe(true);
   });
 
-  it('refuses a key of the wrong type for the signature type', () => {
+  it('refuses a key of the wrong type for the signature type (strict)', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const signed = signManifest(manifest(), privateKey, 'Ed25519');
     signed.metadata['x-signature'].type = 'ECDSA';
-    expect(codes(validateManifest(signed))).toEqual(['manifest.metadata.x-signature.publicKey.type']);
+    expect(codes(validateManifest(signed, { strict: true }))).toEqual(['manifest.metadata.x-signature.publicKey.type']);
   });
 
-  it('refuses an unreadable public key and a value that is not base64', () => {
+  it('refuses an unreadable public key and a value that is not base64 (strict)', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const signed = signManifest(manifest(), privateKey, 'Ed25519');
-    expect(codes(validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], publicKey: 'AAAA' } } }))).toEqual([
+    expect(codes(validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], publicKey: 'AAAA' } } }, { strict: true }))).toEqual([
       'manifest.metadata.x-signature.publicKey.invalid',
     ]);
-    expect(codes(validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], value: '%%%' } } }))).toEqual([
+    expect(codes(validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], value: '%%%' } } }, { strict: true }))).toEqual([
       'manifest.metadata.x-signature.value.base64',
     ]);
   });
@@ -142,12 +150,21 @@ describe('identity.checksum', () => {
     expect(manifestChecksum(withChecksum('sha256'))).toBe(`sha256:${expected}`);
   });
 
-  it('rejects a checksum that does not match', () => {
+  it('rejects a checksum that does not match (strict)', () => {
+    const document = withChecksum('sha256');
+    document.metadata.version = '1.0.1';
+    const result = validateManifest(document, { strict: true });
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch', path: '$.metadata.identity.checksum' })]);
+    expect(result.errors[0].message).toContain(manifestChecksum(document));
+  });
+
+  it('warns, without strict, about a checksum that does not match, saying how it was computed', () => {
     const document = withChecksum('sha256');
     document.metadata.version = '1.0.1';
     const result = validateManifest(document);
-    expect(result.errors).toEqual([expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch', path: '$.metadata.identity.checksum' })]);
-    expect(result.errors[0].message).toContain(manifestChecksum(document));
+    expect(result).toMatchObject({ valid: true, errors: [] });
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch' })]);
+    expect(result.warnings[0].message).toMatch(/sha256 over the UTF-8 of the RFC 8785 canonical JSON of the manifest without metadata\["x-signature"\] and without metadata.identity.checksum/);
   });
 
   it('stays valid when signed after the checksum is set: the signature covers the checksum', () => {
@@ -155,6 +172,6 @@ describe('identity.checksum', () => {
     const signed = signManifest(withChecksum('sha512'), privateKey, 'Ed25519');
     expect(validateManifest(signed)).toMatchObject({ valid: true, errors: [] });
     signed.metadata.identity.checksum = manifestChecksum(manifest(), 'sha256');
-    expect(codes(validateManifest(signed))).toEqual(['manifest.metadata.x-signature.value.mismatch']);
+    expect(codes(validateManifest(signed, { strict: true }))).toEqual(['manifest.metadata.x-signature.value.mismatch']);
   });
 });

@@ -50,7 +50,7 @@ export function runCli(argv: readonly string[], io: CliIo): number {
       reports.push({ file, readError: readErrorMessage(error as NodeJS.ErrnoException) });
       continue;
     }
-    reports.push({ file: file === '-' ? '<stdin>' : file, result: validateManifest(text, { format: command.format }) });
+    reports.push({ file: file === '-' ? '<stdin>' : file, result: validateManifest(text, { format: command.format, strict: command.strict }) });
   }
 
   if (command.json) io.stdout(jsonReport(reports, command.strict));

@@ -1,0 +1,53 @@
+import { ApiError, tooManyRequests } from '@platform/http';
+import type { ApiKeys } from '../api-keys/api-keys.service';
+import type { AuditLog, AuditOrigin } from '../audit/audit.service';
+import { decoyPasswordHash, verifyPassword } from '../crypto/passwords';
+import type { AccessTokenIssuer } from '../tokens/tokens.service';
+import type { RefreshTokens } from '../tokens/tokens.service';
+import type { Users } from '../users/users.service';
+import type { AccountLockout } from './account-lockout';
+
+const PASSWORD_SCOPE = 'api';
+/** One answer for an unknown user, a wrong password and a disabled account. */
+const invalidCredentials = () => new ApiError(401, 'authentication_error', 'invalid_credentials', 'Invalid username or password');
+
+export class Login {
+  constructor(
+    private readonly users: Users,
+    private readonly apiKeys: ApiKeys,
+    private readonly lockout: AccountLockout,
+    private readonly refreshTokens: RefreshTokens,
+    private readonly accessTokens: AccessTokenIssuer,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async withPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
+    const reservation = await this.lockout.reserve(input.username);
+    if (!reservation.allowed) {
+      await this.audit.record({ eventType: 'login_locked', clientId: input.client_id, ...origin, metadata: { username: input.username } });
+      throw tooManyRequests('Too many failed attempts; try again later', reservation.retryAfterSeconds);
+    }
+    const user = await this.users.findByUsername(input.username);
+    const genuine = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
+    if (!user || !user.passwordHash || !genuine || user.disabled) {
+      await this.audit.record({ eventType: 'login_failure', userId: user?.id ?? null, clientId: input.client_id, ...origin, metadata: { username: input.username } });
+      throw invalidCredentials();
+    }
+    await this.lockout.reset(input.username);
+    const tokens = await this.refreshTokens.issue(user, { clientId: input.client_id, scope: PASSWORD_SCOPE });
+    await this.users.markLoggedIn(user.id);
+    await this.audit.record({ eventType: 'login_success', userId: user.id, clientId: input.client_id, ...origin, metadata: { method: 'password' } });
+    return { access_token: tokens.accessToken, refresh_token: tokens.refreshToken, token_type: 'Bearer' as const, expires_in: tokens.expiresIn, scope: tokens.scope };
+  }
+
+  async withApiKey(input: { api_key: string; client_id: string }, origin: AuditOrigin) {
+    const key = await this.apiKeys.authenticate(input.api_key);
+    if (!key) {
+      await this.audit.record({ eventType: 'api_key_login_failure', clientId: input.client_id, ...origin });
+      throw new ApiError(401, 'authentication_error', 'invalid_credentials', 'Invalid API key');
+    }
+    const access = this.accessTokens.issue({ sub: `service:${key.service}`, roles: ['service'], permissions: key.permissions, scope: 'api', clientId: input.client_id });
+    await this.audit.record({ eventType: 'api_key_login_success', userId: `service:${key.service}`, clientId: input.client_id, ...origin, metadata: { apiKeyId: key.id } });
+    return { access_token: access.token, token_type: 'Bearer' as const, expires_in: access.expiresIn, service: key.service, permissions: key.permissions };
+  }
+}

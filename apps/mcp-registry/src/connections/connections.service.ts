@@ -1,0 +1,195 @@
+import type { AccessTokenClaims, mcpRegistry } from '@platform/contracts';
+import { hasPermission } from '@platform/jwt';
+import { conflict, forbidden, notFound } from '@platform/http';
+import type { EventBus } from '../events/event-bus';
+import type { CheckScheduler } from '../operations/check-scheduler';
+import type { LiveLoad } from '../supervisor/live-load';
+import { assertCommandAllowed, type StdioPolicy } from '../supervisor/stdio-launch';
+import type { Supervisor } from '../supervisor/supervisor';
+import type { ConnectionChanges, ConnectionRepository, ConnectionRow, Json, ToolRow } from './connections.repository';
+
+export type { ConnectionChanges, ConnectionRow, Json, ToolRow };
+/** What other resources show of a connection. */
+export { publicEndpoint, uptimeSeconds } from './connections.view';
+import { toDetail, toListItem } from './connections.view';
+
+export const ADMIN_PERMISSION = 'mcp:admin';
+
+type Register = mcpRegistry.RegisterConnectionRequest;
+type Update = mcpRegistry.UpdateConnectionRequest;
+type ListQuery = mcpRegistry.ListConnectionsQueryType;
+
+export interface ConnectionServiceDeps {
+  repository: ConnectionRepository;
+  scheduler: CheckScheduler;
+  supervisor: Supervisor;
+  events: EventBus;
+  liveLoad: LiveLoad;
+  stdioPolicy: StdioPolicy;
+  defaultCapacity: number;
+}
+
+/** Registration, changes and removal of connections, with the stdio guard. */
+export class ConnectionService {
+  constructor(private readonly deps: ConnectionServiceDeps) {}
+
+  /**
+   * stdio means running a program on this host: only admins may, and only allowed commands.
+   * Throws 403 / 400 before anything is stored.
+   */
+  guardStdio(protocol: string, command: string | undefined, caller: AccessTokenClaims | undefined): void {
+    if (protocol !== 'stdio') return;
+    const permissions = caller?.permissions ?? [];
+    if (!hasPermission(permissions, ADMIN_PERMISSION)) {
+      throw forbidden('Registering or changing a stdio connection starts a program on the registry host and needs the admin permission', {
+        required: ADMIN_PERMISSION,
+        userPermissions: permissions,
+      });
+    }
+    if (command) assertCommandAllowed(command, this.deps.stdioPolicy);
+  }
+
+  async register(body: Register, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
+    this.guardStdio(body.protocol, body.endpoint.command, caller);
+    if (await this.deps.repository.findByName(body.name)) throw conflict(`A connection named "${body.name}" is already registered`, { name: body.name });
+    const row = await this.deps.repository.create({
+      name: body.name,
+      type: body.type,
+      protocol: body.protocol,
+      endpoint: body.endpoint as Json,
+      declaredCapabilities: body.capabilities,
+      capabilityNames: [...new Set(body.capabilities)],
+      metadata: body.metadata as Json,
+      capacity: body.capacity ?? this.deps.defaultCapacity,
+      healthCheckEnabled: body.healthCheck.enabled,
+      healthCheckInterval: body.healthCheck.interval,
+      healthCheckTimeout: body.healthCheck.timeout,
+      createdBy: caller?.sub ?? null,
+    });
+    await this.deps.scheduler.sync(row);
+    await this.publishStatus(row.id, row.status);
+    return row;
+  }
+
+  async get(id: string): Promise<ConnectionRow> {
+    const row = await this.deps.repository.find(id);
+    if (!row) throw notFound(`No connection ${id}`, { connectionId: id });
+    return row;
+  }
+
+  async detail(id: string): Promise<mcpRegistry.ConnectionDetail> {
+    const row = await this.deps.repository.findWithTools(id);
+    if (!row) throw notFound(`No connection ${id}`, { connectionId: id });
+    const [rpm, p95, load] = await Promise.all([this.deps.repository.requestsPerMinute([id]), this.deps.repository.p95Latency(id), this.deps.liveLoad.snapshot()]);
+    return toDetail(row, row.tools, { requestsPerMinute: rpm.get(id) ?? 0, p95Latency: p95, activeRequests: load.get(id) ?? 0 });
+  }
+
+  async list(query: ListQuery) {
+    const filter = {
+      ...(query.status && { status: query.status }),
+      ...(query.type && { type: query.type }),
+      ...(query.protocol && { protocol: query.protocol }),
+      ...(query.capability && { capability: query.capability }),
+    };
+    const { rows, total, filtered } = await this.deps.repository.list(filter, query.limit, query.offset);
+    const [rpm, load] = await Promise.all([this.deps.repository.requestsPerMinute(rows.map((row) => row.id)), this.deps.liveLoad.snapshot()]);
+    return {
+      connections: rows.map((row) => toListItem(row, { requestsPerMinute: rpm.get(row.id) ?? 0, activeRequests: load.get(row.id) ?? 0 })),
+      total,
+      filtered,
+      limit: query.limit,
+      offset: query.offset,
+    };
+  }
+
+  async update(id: string, body: Update, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
+    const current = await this.get(id);
+    this.guardStdio(current.protocol, undefined, caller);
+    const data: ConnectionChanges = {};
+    if (body.metadata) data.metadata = { ...(current.metadata as object), ...body.metadata } as Json;
+    if (body.capacity) data.capacity = body.capacity;
+    if (body.healthCheck?.enabled !== undefined) data.healthCheckEnabled = body.healthCheck.enabled;
+    if (body.healthCheck?.interval !== undefined) data.healthCheckInterval = body.healthCheck.interval;
+    if (body.healthCheck?.timeout !== undefined) data.healthCheckTimeout = body.healthCheck.timeout;
+    if (body.status && body.status !== current.status) {
+      data.status = body.status;
+      data.disconnectedAt = body.status === 'disconnected' ? new Date() : null;
+      if (body.status === 'disconnected') data.upSince = null;
+      if (current.status === 'disconnected') data.healthStatus = 'initializing';
+    }
+    const row = await this.deps.repository.update(id, data);
+    await this.deps.scheduler.sync(row);
+    if (row.status !== current.status) {
+      if (row.status === 'disconnected') await this.deps.supervisor.stop(id);
+      await this.publishStatus(id, row.status, current.status);
+    }
+    return row;
+  }
+
+  async disconnect(id: string, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
+    const current = await this.get(id);
+    this.guardStdio(current.protocol, undefined, caller);
+    const row = current.status === 'disconnected' ? current : await this.deps.repository.update(id, { status: 'disconnected', disconnectedAt: new Date(), upSince: null });
+    await this.deps.scheduler.unschedule(id);
+    await this.deps.supervisor.stop(id);
+    if (current.status !== 'disconnected') await this.publishStatus(id, 'disconnected', current.status);
+    return row;
+  }
+
+  publishStatus(connectionId: string, status: string, previousStatus?: string): Promise<void> {
+    return this.deps.events.publish({ type: 'connection-status', connectionId, status, ...(previousStatus && { previousStatus }), timestamp: new Date().toISOString() });
+  }
+
+  // The connection rows and their history, for the other resources (they reach connections through this service).
+
+  find(id: string): Promise<ConnectionRow | null> {
+    return this.deps.repository.find(id);
+  }
+
+  findMany(ids: string[]): Promise<ConnectionRow[]> {
+    return this.deps.repository.findMany(ids);
+  }
+
+  findByName(name: string): Promise<ConnectionRow | null> {
+    return this.deps.repository.findByName(name);
+  }
+
+  /** Every connection that is not disconnected, oldest first. */
+  live(): Promise<ConnectionRow[]> {
+    return this.deps.repository.live();
+  }
+
+  /** Connections whose scheduled health checks should run. */
+  scheduled(): Promise<ConnectionRow[]> {
+    return this.deps.repository.scheduled();
+  }
+
+  /** Stores changes as they are (an import replacing a connection); no guard, no events. */
+  store(id: string, changes: ConnectionChanges): Promise<ConnectionRow> {
+    return this.deps.repository.update(id, changes);
+  }
+
+  replaceTools(id: string, declared: string[], tools: Array<{ name: string; description?: string; inputSchema: object }>): Promise<void> {
+    return this.deps.repository.replaceTools(id, declared, tools);
+  }
+
+  toolNames(id: string): Promise<string[]> {
+    return this.deps.repository.toolNames(id);
+  }
+
+  recordCall(id: string, tool: string, success: boolean, latencyMs: number, error?: string): Promise<void> {
+    return this.deps.repository.recordCall(id, tool, success, latencyMs, error);
+  }
+
+  requestsPerMinute(ids: string[]): Promise<Map<string, number>> {
+    return this.deps.repository.requestsPerMinute(ids);
+  }
+
+  callTotals(since?: Date): Promise<{ requests: number; failed: number; averageLatency: number }> {
+    return this.deps.repository.callTotals(since);
+  }
+
+  callsByTool(): Promise<Map<string, { requests: number; averageLatency: number }>> {
+    return this.deps.repository.callsByTool();
+  }
+}

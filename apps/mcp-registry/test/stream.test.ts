@@ -1,0 +1,105 @@
+import { eventually, uniqueName } from '@platform/testing';
+import request from 'supertest';
+import { WebSocket } from 'ws';
+import { startHarness, type Harness } from './fixtures';
+import { Gate, startHttpMcpServer, type RunningServer } from './mcp-servers';
+
+interface Message {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A stream client that keeps every message it receives. */
+async function connect(url: string, headers: Record<string, string> = {}): Promise<{ socket: WebSocket; messages: Message[] }> {
+  const socket = new WebSocket(url, { headers });
+  const messages: Message[] = [];
+  socket.on('message', (data) => messages.push(JSON.parse(data.toString()) as Message));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return { socket, messages };
+}
+
+function refusal(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, { headers });
+    socket.on('error', () => undefined);
+    socket.once('unexpected-response', (req, res) => {
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    socket.once('open', () => {
+      resolve(101);
+      socket.close();
+    });
+  });
+}
+
+describe('/registry/stream', () => {
+  let h: Harness;
+  let server: RunningServer;
+  const tool = uniqueName('lookup');
+
+  beforeAll(async () => {
+    [h, server] = await Promise.all([startHarness(), startHttpMcpServer(tool, new Gate())]);
+  });
+  afterAll(async () => {
+    await Promise.all([h.stop(), server.close()]);
+  });
+
+  it('refuses upgrades without a token or without mcp:read', async () => {
+    expect(await refusal(`${h.wsUrl}/registry/stream`)).toBe(401);
+    expect(await refusal(`${h.wsUrl}/registry/stream?access_token=not-a-token`)).toBe(401);
+    expect(await refusal(`${h.wsUrl}/registry/stream`, { Authorization: h.issuer.bearer(['agents:read']) })).toBe(403);
+    expect(await refusal(`${h.wsUrl}/elsewhere`, { Authorization: h.reader })).toBe(404);
+  });
+
+  it('delivers the status change and the check of a connection to subscribers, and only what they asked for', async () => {
+    const token = h.issuer.token({ permissions: ['mcp:read'] });
+    const all = await connect(`${h.wsUrl}/registry/stream?access_token=${token}`);
+    const onlyChecks = await connect(`${h.wsUrl}/registry/stream`, { Authorization: h.reader });
+    all.socket.send(JSON.stringify({ action: 'subscribe', events: ['connection-status', 'health-check', 'capability-request'] }));
+    onlyChecks.socket.send(JSON.stringify({ action: 'subscribe', events: ['health-check'] }));
+    await eventually(() => all.messages.some((m) => m.type === 'subscribed') && onlyChecks.messages.some((m) => m.type === 'subscribed'));
+
+    const created = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.writer)
+      .send({ name: uniqueName('streamed'), protocol: 'http', endpoint: { url: server.url }, healthCheck: { enabled: false, interval: 30, timeout: 20_000 } });
+    const id = created.body.id as string;
+    await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ status: 'idle' }).expect(200);
+    await request(h.url).post(`/connections/${id}/health-check`).set('Authorization', h.writer).expect(200);
+    await request(h.url).post(`/connections/${id}/tools/${tool}/call`).set('Authorization', h.writer).send({ arguments: { key: 'x' } }).expect(200);
+
+    const mine = (messages: Message[]) => messages.filter((m) => m.connectionId === id);
+    await eventually(() => mine(all.messages).length >= 4);
+    expect(mine(all.messages)).toEqual([
+      expect.objectContaining({ type: 'connection-status', status: 'active', timestamp: expect.any(String) }),
+      expect.objectContaining({ type: 'connection-status', status: 'idle', previousStatus: 'active' }),
+      expect.objectContaining({ type: 'health-check', health: 'healthy', responseTime: expect.any(Number) }),
+      expect.objectContaining({ type: 'capability-request', capability: tool, success: true, latency: expect.any(Number) }),
+    ]);
+    await eventually(() => mine(onlyChecks.messages).length >= 1);
+    expect(mine(onlyChecks.messages).map((m) => m.type)).toEqual(['health-check']);
+
+    all.socket.send('not json');
+    all.socket.send(JSON.stringify({ action: 'subscribe', events: ['everything'] }));
+    await eventually(() => all.messages.filter((m) => m.type === 'error').length === 2);
+    all.socket.close();
+    onlyChecks.socket.close();
+  });
+
+  it('fans out events published by another replica through Redis', async () => {
+    const client = await connect(`${h.wsUrl}/registry/stream`, { Authorization: h.reader });
+    client.socket.send(JSON.stringify({ action: 'subscribe', events: ['connection-status'] }));
+    await eventually(() => client.messages.some((m) => m.type === 'subscribed'));
+    const { testRedis } = await import('@platform/testing');
+    const other = testRedis();
+    const connectionId = uniqueName('elsewhere');
+    await other.publish(`${h.context.config.MCP_REDIS_PREFIX}:events`, JSON.stringify({ type: 'connection-status', connectionId, status: 'error', timestamp: new Date().toISOString() }));
+    await eventually(() => client.messages.some((m) => m.connectionId === connectionId));
+    other.disconnect();
+    client.socket.close();
+  });
+});
