@@ -22,7 +22,7 @@ export async function startTracing(env: Record<string, string> = {}): Promise<Ha
     env: {
       PORT: '0',
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATABASE_URL: testDatabaseUrl,
       REDIS_URL: testRedisUrl,
       TRACING_INGEST_KEYS: `${INGEST_KEY},second-key`,

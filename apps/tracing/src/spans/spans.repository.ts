@@ -95,6 +95,17 @@ export class SpansRepository {
   /** Writes spans and their embeddings in one transaction; a span already stored (a retried export) is skipped. */
   async insertBatch(spans: SpanRow[], embeddings: EmbeddingRow[]): Promise<void> {
     if (spans.length === 0) return;
+    try {
+      await this.writeBatch(spans, embeddings);
+    } catch (error) {
+      // Another replica's retention run dropped a partition this one still had in its cache.
+      if (!/no partition of relation/.test(String((error as Error).message))) throw error;
+      this.partitions.clear();
+      await this.writeBatch(spans, embeddings);
+    }
+  }
+
+  private async writeBatch(spans: SpanRow[], embeddings: EmbeddingRow[]): Promise<void> {
     await this.ensurePartitions(spans.map((span) => span.startUnixNano));
     const columns = {
       project: [] as string[],
@@ -254,7 +265,7 @@ export class SpansRepository {
   /** The partitions of `spans` with their upper bounds. */
   async listPartitions(): Promise<Array<{ name: string; upper: Date | null }>> {
     const rows = await this.db.$queryRawUnsafe<Array<{ name: string; bound: string }>>(
-      `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+      `SELECT c.relname::text AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
        JOIN pg_namespace n ON n.oid = p.relnamespace WHERE p.relname = 'spans' AND n.nspname = current_schema()`,
     );
@@ -285,8 +296,7 @@ export class SpansRepository {
   /** Deletes every span of traces that started (their earliest span) before `cutoff`. */
   async deleteTracesBefore(cutoff: Date): Promise<{ spans: number; traces: number }> {
     const [row] = await this.db.$queryRawUnsafe<Array<{ spans: number; traces: number }>>(
-      `WITH old AS (SELECT DISTINCT trace_id FROM spans WHERE start_time < $1::timestamptz
-                    EXCEPT SELECT DISTINCT trace_id FROM spans WHERE start_time >= $1::timestamptz),
+      `WITH old AS (SELECT DISTINCT trace_id FROM spans WHERE start_time < $1::timestamptz),
             gone AS (DELETE FROM spans WHERE trace_id IN (SELECT trace_id FROM old) RETURNING trace_id)
        SELECT count(*)::int AS spans, count(DISTINCT trace_id)::int AS traces FROM gone`,
       cutoff.toISOString(),
