@@ -6,6 +6,17 @@ import { configRoutes } from './config/config.router';
 import { retentionQueue } from './config/retention.queue';
 import { RetentionService } from './config/retention.service';
 import { createDatabase } from './database';
+import { DatasetsRepository } from './datasets/datasets.repository';
+import { datasetRoutes } from './datasets/datasets.router';
+import { DatasetsService } from './datasets/datasets.service';
+import { projectionQueue } from './embeddings/embeddings.queue';
+import { EmbeddingsRepository } from './embeddings/embeddings.repository';
+import { embeddingRoutes } from './embeddings/embeddings.router';
+import { EmbeddingsService } from './embeddings/embeddings.service';
+import { evaluationQueue } from './evaluations/evaluations.queue';
+import { EvaluationsRepository } from './evaluations/evaluations.repository';
+import { evaluationRoutes } from './evaluations/evaluations.router';
+import { EvaluationsService } from './evaluations/evaluations.service';
 import { IngestBuffer } from './ingest/ingest-buffer';
 import { IngestKeys } from './ingest/ingest-keys';
 import { IngestService } from './ingest/ingest.service';
@@ -40,6 +51,14 @@ export const tracingService = defineService({
     TRACING_INGEST_KEYS: env.list(''),
     /** How often the scheduled retention job runs (ms). */
     TRACING_RETENTION_INTERVAL_MS: env.ms(3_600_000),
+    /** Largest example of a dataset (bytes of JSON). */
+    TRACING_MAX_EXAMPLE_BYTES: env.int(256 * 1024, { min: 1024 }),
+    /** Attempts per evaluation example, and the first retry's delay (doubling). */
+    TRACING_EVAL_ATTEMPTS: env.int(3, { min: 1, max: 20 }),
+    TRACING_EVAL_BACKOFF_MS: env.ms(1000),
+    TRACING_EVAL_CONCURRENCY: env.int(4, { min: 1, max: 64 }),
+    /** Evaluation targets on private, loopback or link-local addresses (off unless the operator allows it). */
+    TRACING_EVAL_ALLOW_PRIVATE_TARGETS: env.bool(false),
   },
   database: createDatabase,
   async build(infra) {
@@ -64,9 +83,22 @@ export const tracingService = defineService({
       await retentionJobs.queue.upsertJobScheduler('tracing.retention', { every: config.TRACING_RETENTION_INTERVAL_MS }, { name: 'retention', data: { payload: { reason: 'schedule' }, trace: {} } });
     }
 
+    const datasetsRepository = new DatasetsRepository(db);
+    const evaluations = new EvaluationsService(new EvaluationsRepository(db), datasetsRepository, spansRepository, ingest, infra.queues.producer(evaluationQueue), {
+      attempts: config.TRACING_EVAL_ATTEMPTS,
+      backoffMs: config.TRACING_EVAL_BACKOFF_MS,
+      allowPrivateTargets: config.TRACING_EVAL_ALLOW_PRIVATE_TARGETS,
+    });
+    infra.queues.process(evaluationQueue, (payload, job) => evaluations.process(payload, job), { concurrency: config.TRACING_EVAL_CONCURRENCY });
+    const embeddings = new EmbeddingsService(new EmbeddingsRepository(db), infra.queues.producer(projectionQueue), '/api');
+    infra.queues.process(projectionQueue, (payload) => embeddings.process(payload), { concurrency: 1 });
+
     const api = new ApiRouter(verifier);
     spanRoutes(api, new SpansService(spansRepository, buffer, ingest));
     configRoutes(api, retention, buffer);
+    datasetRoutes(api, new DatasetsService(datasetsRepository, config.TRACING_MAX_EXAMPLE_BYTES));
+    evaluationRoutes(api, evaluations);
+    embeddingRoutes(api, embeddings);
 
     return {
       beforeBody: [otlpRouter({ service: ingest, keys, verifier, maxBodyBytes: config.TRACING_MAX_BODY_MB * 1024 * 1024, retryAfterSeconds: config.TRACING_RETRY_AFTER_SECONDS })],

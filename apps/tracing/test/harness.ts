@@ -28,6 +28,10 @@ export async function startTracing(env: Record<string, string> = {}): Promise<Ha
       TRACING_INGEST_KEYS: `${INGEST_KEY},second-key`,
       TRACING_FLUSH_MS: '20',
       TRACING_RETENTION_INTERVAL_MS: '3600000',
+      // Every test process runs the same queue workers: they must agree on these.
+      TRACING_EVAL_ALLOW_PRIVATE_TARGETS: 'true',
+      TRACING_EVAL_ATTEMPTS: '2',
+      TRACING_EVAL_BACKOFF_MS: '50',
       ...env,
     },
     verifier: issuer.verifier(),
