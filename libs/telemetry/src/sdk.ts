@@ -14,10 +14,14 @@ export function startTelemetry(serviceName: string): void {
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const endpoint = (process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://127.0.0.1:6006').replace(/\/$/, '');
+  // The tracing service takes a static ingestion key. OTEL_EXPORTER_OTLP_HEADERS (read by the
+  // exporter itself) may carry it; TRACING_INGEST_KEY is the shorter way `npm run up` and the chart use.
+  const ingestKey = process.env.TRACING_INGEST_KEY;
+  const headers = ingestKey && !/(^|,)\s*(x-api-key|authorization)\s*=/i.test(process.env.OTEL_EXPORTER_OTLP_HEADERS ?? '') ? { 'x-api-key': ingestKey } : undefined;
   try {
     sdk = new NodeSDK({
       serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-      traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
+      traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers }),
       instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') ?? false })],
     });
     sdk.start();
