@@ -1,4 +1,5 @@
-import { env } from '@platform/config';
+import { env, serviceDatabaseUrl } from '@platform/config';
+import { Pool } from 'pg';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { ConfigRepository } from './config/config.repository';
@@ -64,7 +65,16 @@ export const tracingService = defineService({
   async build(infra) {
     const { config, db, logger } = infra;
     const verifier = await infra.verifier();
-    const spansRepository = new SpansRepository(db);
+    // The batch writer's own small pool (one connection per concurrent flush), bound like Prisma's.
+    const writer = new Pool({
+      connectionString: serviceDatabaseUrl('tracing', config.DATABASE_URL),
+      max: config.TRACING_FLUSH_CONCURRENCY,
+      connectionTimeoutMillis: 5000,
+      options: `-c search_path="tracing" -c statement_timeout=${config.DATABASE_STATEMENT_TIMEOUT_MS}`,
+    });
+    writer.on('error', (error) => logger.warn({ err: error }, 'span writer connection lost'));
+    infra.onShutdown('span writer', () => writer.end(), ShutdownPriority.stores - 1);
+    const spansRepository = new SpansRepository(db, writer);
     const buffer = new IngestBuffer((spans, embeddings) => spansRepository.insertBatch(spans, embeddings), {
       flushMs: config.TRACING_FLUSH_MS,
       flushSpans: config.TRACING_FLUSH_SPANS,

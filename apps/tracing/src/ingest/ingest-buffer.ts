@@ -31,14 +31,16 @@ const empty = (): Pending => ({ spans: [], embeddings: [], waiters: [] });
 
 /**
  * Group commit: every request's spans join the next batch, and the request's promise settles
- * when that batch is committed (or fails). A batch is written every `flushMs`, or at once when
- * `flushSpans` wait; memory is bounded by `capacity` spans (waiting plus being written).
+ * when that batch is committed (or fails). A batch is written as soon as a writer is free (up to
+ * `concurrency` at once), at the latest every `flushMs`, and at once when `flushSpans` wait;
+ * memory is bounded by `capacity` spans (waiting plus being written).
  */
 export class IngestBuffer {
   private pending: Pending = empty();
   private inFlight = 0;
   private inFlightSpans = 0;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private readonly flushes = new Set<Promise<void>>();
   private closed = false;
   /** Spans committed since start (for the ingest rate). */
@@ -76,8 +78,21 @@ export class IngestBuffer {
     for (const span of batch.spans) this.pending.spans.push(span);
     for (const embedding of batch.embeddings) this.pending.embeddings.push(embedding);
     if (this.pending.spans.length >= this.options.flushSpans) this.kick();
+    else if (this.inFlight === 0) this.kickSoon();
     else this.timer ??= setTimeout(() => this.kick(), this.options.flushMs);
     return done;
+  }
+
+  /**
+   * Nothing is being written: flush after the current turn of the event loop, so the requests
+   * that arrived together share a commit and a lone request does not wait for the timer.
+   */
+  private kickSoon(): void {
+    if (this.immediate) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      this.kick();
+    });
   }
 
   /** Starts a flush when one may run; the rest wait for the next timer or the running flush's end. */
@@ -107,8 +122,9 @@ export class IngestBuffer {
       this.inFlight--;
       this.inFlightSpans -= batch.spans.length;
       this.flushes.delete(tracked);
-      if (this.pending.spans.length >= this.options.flushSpans || this.closed) this.kick();
-      else if (this.pending.spans.length > 0) this.timer ??= setTimeout(() => this.kick(), this.options.flushMs);
+      // What arrived while this batch was written goes next, at once: under load the batches
+      // grow by themselves and the database is never idle while spans wait.
+      if (this.pending.spans.length > 0) this.kick();
     });
     this.flushes.add(tracked);
   }
