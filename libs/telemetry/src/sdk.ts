@@ -22,7 +22,9 @@ export function startTelemetry(serviceName: string): void {
     sdk = new NodeSDK({
       serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
       traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers }),
-      instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') ?? false })],
+      // Span exports received (the tracing service's /v1/traces) are not traced: tracing them would
+      // export a span per export, for ever.
+      instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(health|v1\/traces)/.test(req.url ?? '') })],
     });
     sdk.start();
   } catch (error) {
