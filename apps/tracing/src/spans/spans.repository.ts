@@ -51,7 +51,6 @@ export function partitionName(dayStartMs: number): string {
 }
 
 const dayOf = (unixNano: bigint) => Math.floor(Number(unixNano / NS_PER_MS) / DAY_MS) * DAY_MS;
-const isoOf = (unixNano: bigint) => new Date(Number(unixNano / 1000n) / 1000).toISOString();
 /** timestamptz keeps microseconds: the nanosecond columns keep the rest. */
 const micros = (unixNano: bigint) => (unixNano / 1000n).toString();
 
@@ -385,4 +384,3 @@ export class SpansRepository {
   }
 }
 
-export { isoOf };
