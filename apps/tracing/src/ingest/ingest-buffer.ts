@@ -107,20 +107,25 @@ export class IngestBuffer {
     this.pending = empty();
     this.inFlight++;
     this.inFlightSpans += batch.spans.length;
+    const done = () => {
+      // Counted out before the requests are answered: an answered request's spans no longer take room.
+      this.inFlight--;
+      this.inFlightSpans -= batch.spans.length;
+    };
     const flush = this.write(batch.spans, batch.embeddings).then(
       () => {
+        done();
         this.committed += batch.spans.length;
         this.window.push({ at: Date.now(), spans: batch.spans.length });
         for (const waiter of batch.waiters) waiter.resolve();
       },
       (error: unknown) => {
+        done();
         this.logger.error({ err: error, spans: batch.spans.length }, 'span batch not committed');
         for (const waiter of batch.waiters) waiter.reject(error);
       },
     );
     const tracked = flush.finally(() => {
-      this.inFlight--;
-      this.inFlightSpans -= batch.spans.length;
       this.flushes.delete(tracked);
       // What arrived while this batch was written goes next, at once: under load the batches
       // grow by themselves and the database is never idle while spans wait.
