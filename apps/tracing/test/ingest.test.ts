@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { testDatabaseUrl } from '@platform/testing';
+import { Client } from 'pg';
 import request from 'supertest';
 import { ExportTraceServiceResponse } from '../src/ingest/otlp.codec';
 import { gzip, hex, INGEST_KEY, nowNano, otlpJson, otlpProtobuf, startTracing, uniqueName, type Harness } from './harness';
@@ -209,5 +211,36 @@ describe('a full ingest buffer', () => {
     const fits = otlpJson(project, Array.from({ length: 5 }, () => ({})));
     expect((await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(fits))).status).toBe(200);
     expect((await request(h.url).get(`/api/projects/${project}/spans`).set('Authorization', h.bearer(READ))).body.total).toBe(5);
+  });
+});
+
+describe('a database that does not answer', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startTracing({ DATABASE_STATEMENT_TIMEOUT_MS: '1000', TRACING_RETRY_AFTER_SECONDS: '3' });
+  });
+  afterAll(() => h.stop());
+
+  it('answers 503 with Retry-After when the batch cannot be committed, stores nothing of it, and recovers', async () => {
+    const project = uniqueName('db-down');
+    const traceId = hex(16);
+    const body = JSON.stringify(otlpJson(project, [{ traceId }]));
+    const locker = new Client({ connectionString: testDatabaseUrl });
+    await locker.connect();
+    try {
+      // Every write to spans now waits for this lock, longer than the statement timeout.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE tracing.spans IN ACCESS EXCLUSIVE MODE');
+      const res = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('3');
+      expect(res.body.error).toMatchObject({ code: 'service_unavailable', details: { dependency: 'database' } });
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    expect((await request(h.url).get(`/api/traces/${traceId}`).set('Authorization', h.bearer(READ))).status).toBe(404);
+    expect((await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(body)).status).toBe(200);
+    expect((await request(h.url).get(`/api/traces/${traceId}`).set('Authorization', h.bearer(READ))).status).toBe(200);
   });
 });

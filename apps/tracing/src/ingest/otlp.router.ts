@@ -1,4 +1,4 @@
-import { ApiError, ApiRouter, serviceUnavailable, unauthorized } from '@platform/http';
+import { ApiError, ApiRouter, unauthorized } from '@platform/http';
 import { hasPermission, PermissionError, TokenError, type TokenVerifier } from '@platform/jwt';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
@@ -81,7 +81,10 @@ export function otlpRouter(options: OtlpRouteOptions): Router {
             'Retry-After': String(options.retryAfterSeconds),
           });
         }
-        throw serviceUnavailable('The spans could not be committed; retry later', { dependency: 'database' });
+        // The batch was not committed (database down or too slow): the exporter retries on 503.
+        throw new ApiError(503, 'api_error', 'service_unavailable', 'The spans could not be committed; retry later', { dependency: 'database' }, {
+          'Retry-After': String(options.retryAfterSeconds),
+        });
       }
       if (format === 'protobuf') res.status(200).type('application/x-protobuf').send(encodeResponseProtobuf(partial));
       else res.status(200).json(responseJson(partial));
