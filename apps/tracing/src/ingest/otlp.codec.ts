@@ -1,35 +1,19 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+// A protobufjs static module generated from the official opentelemetry-proto definitions, as
+// @opentelemetry/otlp-transformer 0.57 ships it (installed under the alias otlp-proto-root: the
+// 0.223 line this platform runs on ships only its own encoder).
+import otlpRoot from 'otlp-proto-root/build/src/generated/root';
 
-/**
- * OTLP trace bodies, decoded and encoded by protobufjs from the official opentelemetry-proto
- * definitions (apps/tracing/proto, v1.11.0, Apache-2.0). No npm package installed here ships these
- * .proto files or a generated root (@opentelemetry/otlp-transformer 0.223 only has its own writer),
- * so the four files the trace service needs are vendored unchanged.
- */
-const PROTO_FILE = 'opentelemetry/proto/collector/trace/v1/trace_service.proto';
-
-function protoRoot(): string {
-  const candidates = [path.resolve(__dirname, '../../proto'), path.join(process.cwd(), 'apps/tracing/proto'), path.join(process.cwd(), 'proto')];
-  const found = candidates.find((dir) => existsSync(path.join(dir, PROTO_FILE)));
-  if (!found) throw new Error(`The opentelemetry-proto definitions were not found (looked in ${candidates.join(', ')})`);
-  return found;
+interface StaticType {
+  decode(reader: Uint8Array): protobuf.Message;
+  encode(message: object): protobuf.Writer;
+  fromObject(object: Record<string, unknown>): protobuf.Message;
+  toObject(message: protobuf.Message, options?: protobuf.IConversionOptions): Record<string, unknown>;
 }
 
-function loadRoot(): protobuf.Root {
-  const dir = protoRoot();
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => path.join(dir, target);
-  root.loadSync(PROTO_FILE, { keepCase: false });
-  root.resolveAll();
-  return root;
-}
-
-const root = loadRoot();
-export const ExportTraceServiceRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-export const ExportTraceServiceResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
-export const TracesData = root.lookupType('opentelemetry.proto.trace.v1.TracesData');
+const v1 = (otlpRoot as unknown as { opentelemetry: { proto: { collector: { trace: { v1: Record<string, StaticType> } } } } }).opentelemetry.proto.collector.trace.v1;
+export const ExportTraceServiceRequest = v1.ExportTraceServiceRequest;
+export const ExportTraceServiceResponse = v1.ExportTraceServiceResponse;
 
 /** protobufjs's plain-object form: 64-bit integers as decimal strings, bytes as base64, enums as numbers. */
 const OBJECT_OPTIONS: protobuf.IConversionOptions = { longs: String, bytes: String, enums: Number, defaults: false, arrays: true, objects: true };
