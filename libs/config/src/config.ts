@@ -27,6 +27,8 @@ export const baseEnvShape = {
     .transform((value): boolean | number | string => (value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value)),
   /** Longest a single SQL statement may run before Postgres cancels it (a stuck database answers 503, never hangs). */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** Outbound calls to user-supplied URLs may reach private, loopback and link-local addresses. */
+  OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().max(200).default(10),
 };
 

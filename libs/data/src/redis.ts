@@ -55,3 +55,9 @@ export function bullmqConnection(redisUrl: string, use: 'producer' | 'worker'): 
     ...(use === 'worker' ? { maxRetriesPerRequest: null } : { enableOfflineQueue: false }),
   };
 }
+
+/** Closes a Redis connection: QUIT when connected, otherwise stops its reconnect loop at once. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status !== 'ready') return redis.disconnect();
+  await redis.quit().catch(() => redis.disconnect());
+}

@@ -2,6 +2,7 @@ import { requireAuth, requirePermission, type TokenVerifier } from '@platform/jw
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { badRequest } from './errors';
+import { findUnsafeString } from './input-guards';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -97,6 +98,10 @@ export class ApiRouter {
         query: parsePart(spec.query, req.query, 'query', issues),
         body: parsePart(spec.body, req.body, 'body', issues),
       };
+      for (const [where, value] of [['params', req.params], ['query', req.query], ['body', req.body]] as const) {
+        const path = findUnsafeString(value, where);
+        if (path) issues.push({ path, message: 'Text may not contain NUL characters or unpaired surrogates', code: 'invalid_characters' });
+      }
       if (issues.length > 0) return next(badRequest('The request is invalid', { issues }));
       (req as ValidatedRequest<unknown, unknown, unknown>).valid = valid;
       next();

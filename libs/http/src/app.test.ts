@@ -1,4 +1,5 @@
-import { TestIssuer } from '@platform/testing';
+import { createRedis, prismaAdapter } from '@platform/data';
+import { TestIssuer, testDatabaseUrl } from '@platform/testing';
 import request from 'supertest';
 import { z } from 'zod';
 import { ApiRouter } from './api-router';
@@ -32,6 +33,31 @@ describe('createServiceApp', () => {
         responses: { 200: { description: 'never' } },
         handler: () => {
           throw conflict('taken');
+        },
+      })
+      .route({
+        method: 'get',
+        path: '/stores/:store',
+        summary: 'Touches a store that is down',
+        access: 'public',
+        params: z.object({ store: z.enum(['postgres', 'postgres-slow', 'redis']) }),
+        responses: { 200: { description: 'never' } },
+        handler: async (req) => {
+          if (req.valid.params.store === 'redis') {
+            const redis = createRedis('redis://127.0.0.1:1');
+            try {
+              return await redis.get('x');
+            } finally {
+              redis.disconnect();
+            }
+          }
+          const slow = req.valid.params.store === 'postgres-slow';
+          const driver = await prismaAdapter(slow ? testDatabaseUrl : 'postgresql://postgres@127.0.0.1:1/none', 'public', { statementTimeoutMs: 50 }).connect();
+          try {
+            return await driver.queryRaw({ sql: 'SELECT pg_sleep(2)', args: [], argTypes: [] });
+          } finally {
+            await driver.dispose();
+          }
         },
       })
       .route({
@@ -88,6 +114,35 @@ describe('createServiceApp', () => {
     expect(large.body.error).toMatchObject({ type: 'validation_error', code: 'payload_too_large' });
   });
 
+  it("keeps a client error's 4xx status in the error shape: bad percent-escapes, undecodable bodies", async () => {
+    for (const path of ['/api/v1/things/%E0%A4%A', '/api/v1/things/%FF']) {
+      const res = await request(app).post(path).set('Authorization', issuer.bearer(['*'])).send({ size: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
+    }
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"size":1}');
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('validation_error');
+    }
+    const unknown = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').set('Content-Encoding', 'zstd-nope').send('{"size":1}');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ type: 'validation_error', message: 'The request body encoding is not supported' });
+  });
+
+  it('refuses JSON nested too deep, and text with NUL or unpaired surrogates, before the handler (400)', async () => {
+    const deep = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send(`{"size":1,"x":${'['.repeat(300)}${']'.repeat(300)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.message).toMatch(/nested deeper than 64/);
+    const nul = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":1,"name":"a\\u0000b"}');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.details.issues).toContainEqual(expect.objectContaining({ path: 'body.name', code: 'invalid_characters' }));
+    const surrogate = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":1,"tags":["ok","\\ud800"]}');
+    expect(surrogate.body.error.details.issues).toContainEqual(expect.objectContaining({ path: 'body.tags.1' }));
+    const paired = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).send({ size: 1 });
+    expect(paired.status).toBe(201);
+  });
+
   it('maps thrown ApiErrors and hides unexpected ones', async () => {
     const taken = await request(app).get('/api/v1/things/taken');
     expect(taken.status).toBe(409);
@@ -96,6 +151,15 @@ describe('createServiceApp', () => {
     expect(crash.status).toBe(500);
     expect(JSON.stringify(crash.body)).not.toContain('SELECT');
     expect(crash.body.error).toMatchObject({ type: 'api_error', code: 'internal_error' });
+  });
+
+  it('answers 503 naming the dependency when Postgres or Redis is down or stuck, never 500', async () => {
+    for (const [store, dependency] of [['postgres', 'database'], ['postgres-slow', 'database'], ['redis', 'cache']]) {
+      const res = await request(app).get(`/api/v1/stores/${store}`);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable', details: { dependency } });
+      expect(res.headers['retry-after']).toBe('5');
+    }
   });
 
   it('answers 404 route_not_found for an unknown path', async () => {
@@ -132,5 +196,34 @@ describe('createServiceApp', () => {
   it('serves Prometheus metrics', async () => {
     const res = await request(app).get('/metrics');
     expect(res.text).toContain('http_request_duration_seconds');
+  });
+});
+
+describe('answerClientErrors', () => {
+  it('answers bad HTTP framing and oversized headers in the error shape', async () => {
+    const { createServer } = await import('node:http');
+    const { connect } = await import('node:net');
+    const { answerClientErrors } = await import('./client-errors');
+    const server = createServer((_req, res) => res.end('ok'));
+    answerClientErrors(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const raw = (payload: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(payload));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk));
+        socket.on('close', () => resolve(text));
+      });
+    try {
+      const framing = await raw('GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+      expect(framing).toMatch(/^HTTP\/1\.1 400/);
+      expect(JSON.parse(framing.slice(framing.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
+      const headers = await raw(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(headers).toMatch(/^HTTP\/1\.1 431/);
+      expect(headers).toContain('"code":"headers_too_large"');
+    } finally {
+      server.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { requestContext } from '@platform/telemetry';
 import type { ApiRouter } from './api-router';
 import { errorHandler, routeNotFound } from './error-handler';
 import { healthRouter, type HealthOptions } from './health';
+import { jsonDepthVerifier } from './input-guards';
 import { metrics } from './metrics';
 import { buildOpenApiDocument, openApiRouter, type OpenApiInfo } from './openapi';
 import { requestLogger } from './request-logger';
@@ -42,7 +43,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(requestLogger(options.logger));
   app.use(measure);
   for (const handler of options.beforeBody ?? []) app.use(handler);
-  app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
+  app.use(express.json({ limit: options.bodyLimit ?? '1mb', verify: jsonDepthVerifier() }));
   app.use(healthRouter({ ...options.health, version: options.openapi.version }));
   app.use(metricsRouter);
   app.use(openApiRouter(buildOpenApiDocument(options.openapi, options.routers.map(({ basePath, router }) => ({ basePath, operations: router.operations })))));

@@ -2,6 +2,7 @@ import type { ErrorBody } from '@platform/contracts';
 import { PermissionError, TokenError } from '@platform/jwt';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { unavailableDependency } from './dependency-errors';
 import { ApiError, badRequest, payloadTooLarge } from './errors';
 import { currentRequestId } from '@platform/telemetry';
 
@@ -26,7 +27,33 @@ export function toApiError(error: unknown): ApiError {
   if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
     return badRequest('The request body encoding is not supported');
   }
+  const dependency = unavailableDependency(error);
+  if (dependency) {
+    const name = dependency === 'database' ? 'PostgreSQL' : 'Redis';
+    return new ApiError(503, 'api_error', 'service_unavailable', `${name} is unavailable; try again shortly`, { dependency }, { 'Retry-After': '5' });
+  }
+  // Express and its parsers mark a client's mistake with its 4xx status (a malformed percent-escape,
+  // a body whose Content-Encoding does not decode): it keeps that status, in the one error shape.
+  const status = Number((error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode);
+  if (Number.isInteger(status) && status >= 400 && status < 500) return clientError(status, error as Error);
   return new ApiError(500, 'api_error', 'internal_error', 'An internal error occurred');
+}
+
+const CLIENT_ERRORS: Record<number, [ApiError['type'], string, string]> = {
+  400: ['validation_error', 'invalid_request', 'The request is malformed'],
+  401: ['authentication_error', 'invalid_token', 'Authentication is required'],
+  403: ['authorization_error', 'insufficient_permissions', 'The request is not allowed'],
+  404: ['not_found_error', 'not_found', 'Not found'],
+  413: ['validation_error', 'payload_too_large', 'The request body is too large'],
+  415: ['validation_error', 'unsupported_media_type', 'The request body encoding is not supported'],
+  429: ['rate_limit_error', 'rate_limited', 'Too many requests'],
+};
+
+function clientError(status: number, error: Error): ApiError {
+  const [type, code, fallback] = CLIENT_ERRORS[status] ?? ['validation_error', 'invalid_request', 'The request cannot be processed'];
+  // http-errors marks messages safe to show with `expose`; anything else gets the generic text.
+  const message = (error as { expose?: boolean }).expose && error.message ? error.message : fallback;
+  return new ApiError(status, type, code, message);
 }
 
 export function errorBody(error: ApiError): ErrorBody {
@@ -40,7 +67,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const apiError = toApiError(error);
-    if (apiError.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (apiError.status === 503) logger.warn({ dependency: (apiError.details as { dependency?: string } | undefined)?.dependency, method: req.method, path: req.path }, 'dependency unavailable');
+    else if (apiError.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
     res.status(apiError.status).json(errorBody(apiError));
   };

@@ -7,3 +7,7 @@ export * from './metrics';
 export * from './openapi';
 export * from './rate-limit';
 export * from './request-logger';
+export * from './outbound';
+export * from './input-guards';
+export * from './client-errors';
+export * from './dependency-errors';

@@ -81,6 +81,36 @@ describe('TokenVerifier with a JWKS', () => {
     expect((error as TokenError).expiredAt?.getTime()).toBe(exp * 1000);
   });
 
+  it('never lets tokens with random kids starve known keys, and keeps the last good key set', async () => {
+    const signer = jwks.addKey();
+    const v = new TokenVerifier({ keys: new JwksKeyResolver({ jwksUri: jwks.uri, requestsPerMinute: 3 }), issuer: 'https://auth.test', audience: 'svc' });
+    await expect(v.verify(sign(signer))).resolves.toMatchObject({ sub: 'u1' });
+    const before = jwks.fetches();
+    // 50 forged tokens with random kids: only the unknown-kid budget is spent on refetches.
+    for (let i = 0; i < 50; i++) expect(await reasonOf(v.verify(sign({ kid: randomUUID(), privateKey: signer.privateKey })))).toBe('unknown_key');
+    expect(jwks.fetches() - before).toBe(3);
+    // The known key still verifies, without a fetch.
+    await expect(v.verify(sign(signer))).resolves.toMatchObject({ sub: 'u1' });
+    expect(jwks.fetches() - before).toBe(3);
+  });
+
+  it('serves known keys from the last good set while the JWKS is down, and refreshes them before they expire', async () => {
+    const signer = jwks.addKey();
+    const resolver = new JwksKeyResolver({ jwksUri: jwks.uri, cacheMaxAgeMs: 200 });
+    const v = new TokenVerifier({ keys: resolver, issuer: 'https://auth.test', audience: 'svc' });
+    await v.verify(sign(signer));
+    const before = jwks.fetches();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await expect(v.verify(sign(signer))).resolves.toMatchObject({ sub: 'u1' });
+    for (let i = 0; i < 20 && jwks.fetches() === before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(jwks.fetches()).toBe(before + 1);
+    const down = new JwksKeyResolver({ jwksUri: jwks.uri, cacheMaxAgeMs: 50 });
+    await down.get(signer.kid);
+    (down as unknown as { client: { getSigningKeys: () => Promise<never> } }).client.getSigningKeys = () => Promise.reject(new Error('down'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await down.get(signer.kid)).toBeDefined();
+  });
+
   it('says the keys are unavailable when the JWKS cannot be reached', async () => {
     const v = new TokenVerifier({ keys: new JwksKeyResolver({ jwksUri: 'http://127.0.0.1:1/jwks.json', timeoutMs: 500 }), issuer: 'https://auth.test', audience: 'svc' });
     expect(await reasonOf(v.verify(sign(jwks.addKey())))).toBe('jwks_unavailable');

@@ -1,5 +1,5 @@
 import { baseEnvShape, env, environmentWithRole, loadConfig, serviceDatabaseUrl, type BaseConfig } from '@platform/config';
-import { createRedis, migrateDatabase, postgresCheck, prismaAdapter, redisCheck, waitForRedis } from '@platform/data';
+import { closeRedis, createRedis, migrateDatabase, postgresCheck, prismaAdapter, redisCheck, waitForRedis } from '@platform/data';
 import { createServiceApp, type ApiRouter, type HealthCheck, type HealthOptions } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
 import { createWorker, TypedQueue, type QueueDefinition, type WorkerOptions } from '@platform/queues';
@@ -123,7 +123,7 @@ export async function startService<S extends z.ZodRawShape, D>(definition: Servi
   const shutdown = new Shutdown(logger);
   try {
     const redis = createRedis(config.REDIS_URL);
-    shutdown.onShutdown('redis', () => redis.quit(), ShutdownPriority.stores);
+    shutdown.onShutdown('redis', () => closeRedis(redis), ShutdownPriority.stores);
     await waitForRedis(redis, config.REDIS_URL);
 
     let db = undefined as D;

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError } from '@platform/config';
 import { DependencyUnavailableError } from '@platform/data';
+import { answerClientErrors } from '@platform/http';
 /** Something to close on shutdown, in the order given (stop intake first, stores last). */
 export interface Closer {
   name: string;
@@ -21,6 +22,7 @@ export async function listen(app: Express, options: { port: number; host?: strin
     const s = app.listen(options.port, options.host ?? '0.0.0.0', () => resolve(s));
     s.once('error', reject);
   });
+  answerClientErrors(server);
   options.onServer?.(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

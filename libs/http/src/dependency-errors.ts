@@ -1,0 +1,44 @@
+/** Which of the service's stores an error says is unreachable, if it says so. */
+export type Dependency = 'database' | 'cache';
+
+const DATABASE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+const DATABASE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+// 57014 statement timeout, 57P0x shutdown, 08xxx connection exceptions, 53300 too many connections.
+const DATABASE_SQLSTATE = /^(57014|57P0[1-3]|08\d{3}|53300)$/;
+const DATABASE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Can't reach database server|ECONNREFUSED.*5432/i;
+const CACHE_MESSAGE = /Stream isn't writeable|Connection is closed|enableOfflineQueue|max retries per request|ECONNREFUSED.*6379/i;
+
+interface AdapterCause {
+  kind?: string;
+  code?: string;
+  originalCode?: string;
+}
+
+interface ErrorLike {
+  name?: string;
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: { cause?: AdapterCause } };
+}
+
+/**
+ * Recognises an outage of Postgres (unreachable, pool exhausted, statement timeout) or Redis (no
+ * connection) in what Prisma, the pg driver, ioredis or BullMQ threw, so that the caller gets a
+ * 503 naming the dependency instead of a 500.
+ */
+export function unavailableDependency(error: unknown): Dependency | undefined {
+  for (let current = error as ErrorLike | undefined, depth = 0; current && typeof current === 'object' && depth < 5; current = current.cause as ErrorLike, depth++) {
+    // Through a Prisma client the driver's error sits in meta; from the adapter itself, in cause.
+    const adapterCause = current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
+    if (adapterCause?.kind && DATABASE_KINDS.has(adapterCause.kind)) return 'database';
+    if (DATABASE_SQLSTATE.test(String(adapterCause?.code ?? adapterCause?.originalCode ?? ''))) return 'database';
+    if (typeof current.code === 'string' && (DATABASE_PRISMA_CODES.has(current.code) || DATABASE_SQLSTATE.test(current.code))) return 'database';
+    if (current.name === 'PrismaClientInitializationError') return 'database';
+    if (current.name === 'MaxRetriesPerRequestError') return 'cache';
+    const message = typeof current.message === 'string' ? current.message : '';
+    if (DATABASE_MESSAGE.test(message)) return 'database';
+    if (CACHE_MESSAGE.test(message)) return 'cache';
+  }
+  return undefined;
+}

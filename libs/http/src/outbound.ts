@@ -1,0 +1,162 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { ApiError } from './errors';
+
+/** Addresses a user-supplied URL may not reach unless the operator allows private networks. */
+const PRIVATE = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) PRIVATE.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) PRIVATE.addSubnet(network, prefix, 'ipv6');
+
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+  const mapped = family === 6 ? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] : undefined;
+  return mapped ? PRIVATE.check(mapped, 'ipv4') : PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export type OutboundFailure = 'bad_url' | 'blocked_address' | 'redirect_blocked' | 'timeout' | 'too_large' | 'network';
+
+/**
+ * A guarded call that failed. A URL the caller may not use answers 400; a peer that fails, hangs
+ * or answers too much answers 502. The message names the host, never the response body.
+ */
+export class OutboundError extends ApiError {
+  constructor(
+    readonly reason: OutboundFailure,
+    message: string,
+  ) {
+    const refused = reason === 'bad_url' || reason === 'blocked_address';
+    super(refused ? 400 : 502, refused ? 'validation_error' : 'api_error', refused ? 'invalid_url' : 'upstream_error', message, { reason });
+    this.name = 'OutboundError';
+  }
+}
+
+export interface GuardOptions {
+  /** The whole call, redirects included (default 10 s). */
+  timeoutMs?: number;
+  /** The response body is cut off past this many bytes: the call fails (default 1 MiB). */
+  maxBytes?: number;
+  /** Private, loopback and link-local addresses (operators' config; tests allow loopback). */
+  allowPrivate?: boolean;
+  /** Redirects followed, to the same host only (default 3). */
+  maxRedirects?: number;
+}
+
+export interface GuardedRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  signal?: AbortSignal;
+}
+
+export interface GuardedResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** The URL that answered (after same-host redirects). */
+  url: string;
+  text(): string;
+  json<T = unknown>(): T;
+}
+
+/**
+ * The one way a service calls a URL a user gave it (DESIGN.md, "Services calling services"):
+ * http(s) only, a timeout and a response-size cap, redirects only to the same host, and no
+ * private, loopback or link-local address unless allowed. Addresses are checked when the
+ * connection is made, so a name that resolves differently the second time gains nothing.
+ */
+export async function guardedFetch(target: string | URL, request: GuardedRequest = {}, options: GuardOptions = {}): Promise<GuardedResponse> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const signal = request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  let url = parseTarget(target);
+  const origin = url.host;
+  for (let redirects = 0; ; redirects++) {
+    const response = await send(url, request, options, signal, timeoutMs);
+    const location = response.headers.location;
+    if (response.status < 300 || response.status >= 400 || !location) return response;
+    if (redirects >= (options.maxRedirects ?? 3)) throw new OutboundError('redirect_blocked', `Too many redirects from ${origin}`);
+    const next = parseTarget(new URL(location, url));
+    if (next.host !== origin) throw new OutboundError('redirect_blocked', `${origin} redirected to another host (${next.host})`);
+    url = next;
+  }
+}
+
+function parseTarget(target: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new OutboundError('bad_url', 'The URL is not valid');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('bad_url', `Only http and https URLs are allowed, not ${url.protocol}`);
+  return url;
+}
+
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as LookupAddress[];
+      const blocked = allowPrivate ? undefined : list.find((entry) => isPrivateAddress(entry.address));
+      if (blocked) return callback(new OutboundError('blocked_address', `${hostname} resolves to a private address`), '', 0);
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+}
+
+function send(url: URL, request: GuardedRequest, options: GuardOptions, signal: AbortSignal, timeoutMs: number): Promise<GuardedResponse> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isPrivateAddress(host)) return Promise.reject(new OutboundError('blocked_address', `${url.host} is a private address`));
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const outgoing = client.request(
+      url,
+      { method: request.method ?? 'GET', headers: request.headers, signal, lookup: guardedLookup(options.allowPrivate ?? false) },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            incoming.destroy();
+            outgoing.destroy();
+            reject(new OutboundError('too_large', `${url.host} answered more than ${maxBytes} bytes`));
+          } else chunks.push(chunk);
+        });
+        incoming.on('error', (error) => reject(failure(error, url, signal, timeoutMs)));
+        incoming.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body,
+            url: url.toString(),
+            text: () => body.toString('utf8'),
+            json: <T>() => JSON.parse(body.toString('utf8')) as T,
+          });
+        });
+      },
+    );
+    outgoing.on('error', (error) => reject(failure(error, url, signal, timeoutMs)));
+    outgoing.end(request.body);
+  });
+}
+
+function failure(error: Error, url: URL, signal: AbortSignal, timeoutMs: number): Error {
+  if (error instanceof OutboundError) return error;
+  if ((error as { cause?: unknown }).cause instanceof OutboundError) return (error as { cause: OutboundError }).cause;
+  if (signal.aborted) {
+    const reason = signal.reason as Error | undefined;
+    if (reason?.name === 'TimeoutError') return new OutboundError('timeout', `${url.host} did not answer within ${timeoutMs} ms`);
+    return reason instanceof Error ? reason : new OutboundError('network', `The call to ${url.host} was aborted`);
+  }
+  return new OutboundError('network', `${url.host} could not be reached (${(error as { code?: string }).code ?? error.message})`);
+}
