@@ -207,7 +207,7 @@ export class EmbeddedBackend {
 
   private async loadModel(entry: GgufModel): Promise<Loaded> {
     const { getLlama, LlamaLogLevel } = await loadLlamaCpp();
-    this.llama ??= getLlama({ gpu: this.options.gpu === 'false' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.error }).catch((error: unknown) => {
+    this.llama ??= getLlama({ gpu: this.options.gpu === 'false' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.warn, logger: (level, message) => this.llamaLog(level, message) }).catch((error: unknown) => {
       this.llama = undefined;
       throw error;
     });
@@ -243,6 +243,15 @@ export class EmbeddedBackend {
       this.loaded.delete(loaded.version);
       await this.unload(loaded);
     }
+  }
+
+  /** llama.cpp's own messages, into the service's log. */
+  private llamaLog(level: string, message: string): void {
+    const text = message.trim();
+    if (!text) return;
+    if (level === 'error' || level === 'fatal') this.logger.error({ source: 'llama.cpp' }, text);
+    else if (level === 'warn') this.logger.warn({ source: 'llama.cpp' }, text);
+    else this.logger.debug({ source: 'llama.cpp' }, text);
   }
 
   private async unload(loaded: Loaded): Promise<void> {

@@ -100,7 +100,11 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     for (const [index, word] of answer.entries()) {
       res.write(`${JSON.stringify({ model, created_at: new Date().toISOString(), ...chunk(index === 0 ? word : ` ${word}`), done: false })}\n`);
-      if (fake.mode === 'break') return res.destroy();
+      if (fake.mode === 'break') {
+        // Let the first line reach the client, then drop the connection mid-answer.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return res.destroy();
+      }
     }
     res.end(`${JSON.stringify(final)}\n`);
   });
