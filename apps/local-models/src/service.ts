@@ -52,6 +52,7 @@ export const localModelsService = defineService({
     );
     infra.onShutdown('embedded models', () => embedded.close(), ShutdownPriority.components);
     const ollama = config.OLLAMA_URL ? new OllamaBackend({ baseUrl: config.OLLAMA_URL, timeoutMs: config.OLLAMA_TIMEOUT * 1000, tagsTtlMs: config.OLLAMA_TAGS_TTL_MS }, logger) : undefined;
+    if (ollama) infra.onShutdown('ollama connections', () => ollama.close(), ShutdownPriority.components);
     const catalog = new ModelCatalog(library, ollama, logger);
     const inference = new InferenceService(catalog, embedded, ollama, { maxPredict: config.LOCAL_MODELS_MAX_PREDICT });
     const tools = new ToolsService(catalog, inference, new Pricing(config.LOCAL_MODELS_PRICES));

@@ -134,3 +134,20 @@ describe('an Ollama server that is down', () => {
     expect(health.body.backends.embedded).toMatchObject({ models: 1 });
   });
 });
+
+describe('an Ollama server that is too slow', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { OLLAMA_TIMEOUT: '1' } });
+  });
+  afterAll(() => h.stop());
+
+  it('gives up after OLLAMA_TIMEOUT of silence with 502 reason timeout', async () => {
+    await request(h.url).get('/api/tags').set('Authorization', h.reader); // known before it slows down
+    h.ollama!.delayMs = 1500;
+    const res = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'generate', input: { prompt: 'hi', model: 'llama3.2:latest' } });
+    h.ollama!.delayMs = 0;
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatchObject({ code: 'upstream_error', details: { dependency: 'ollama', reason: 'timeout' } });
+  });
+});

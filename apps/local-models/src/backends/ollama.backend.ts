@@ -1,15 +1,21 @@
 import type { Logger } from '@platform/telemetry';
 import { ApiError, notFound } from '@platform/http';
 import type { Response } from 'express';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { normalizeModelName, upstreamError, type ModelSummary } from './backend';
 
 export interface OllamaOptions {
   baseUrl: string;
-  /** Longest one call may take, streamed answers included. */
+  /** Longest silence of Ollama within one call (before the answer or between streamed chunks). */
   timeoutMs: number;
   /** How long the list of Ollama's models is reused. */
   tagsTtlMs: number;
 }
+
+/** Listing and probing wait at most this long, whatever OLLAMA_TIMEOUT allows generations. */
+const LISTING_TIMEOUT_MS = 10_000;
+const NEVER = new AbortController().signal;
 
 interface OllamaTag {
   name: string;
@@ -23,11 +29,20 @@ interface OllamaTag {
 /** An Ollama server at `OLLAMA_URL`: its models are listed as ours and its answers passed through. */
 export class OllamaBackend {
   private tags?: { at: number; models: Promise<ModelSummary[]> };
+  private readonly agent: http.Agent;
 
   constructor(
     private readonly options: OllamaOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    const agentOptions = { keepAlive: true, maxSockets: 256 };
+    this.agent = options.baseUrl.startsWith('https:') ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
 
   get url(): string {
     return this.options.baseUrl;
@@ -51,13 +66,13 @@ export class OllamaBackend {
 
   /** Readiness probe. */
   async ping(): Promise<void> {
-    await this.call('GET', '/api/version', undefined, AbortSignal.timeout(2000));
+    await readText(await this.call('GET', '/api/version', undefined, NEVER, LISTING_TIMEOUT_MS));
   }
 
   /** One JSON answer (`stream: false`) from `path`. */
   async request<T>(path: string, body: unknown, signal: AbortSignal): Promise<T> {
     const response = await this.call('POST', path, body, signal);
-    return (await response.json()) as T;
+    return JSON.parse(await readText(response)) as T;
   }
 
   /**
@@ -67,12 +82,11 @@ export class OllamaBackend {
    */
   async proxy(path: string, body: unknown, res: Response, signal: AbortSignal): Promise<void> {
     const upstream = await this.call('POST', path, body, signal);
-    res.status(upstream.status);
-    res.setHeader('Content-Type', upstream.headers.get('content-type') ?? 'application/x-ndjson');
-    if (!upstream.body) return void res.end();
-    res.flushHeaders();
+    res.status(upstream.statusCode ?? 200);
+    res.setHeader('Content-Type', upstream.headers['content-type'] ?? 'application/x-ndjson');
+    if (upstream.headers['content-length']) res.setHeader('Content-Length', upstream.headers['content-length']);
     try {
-      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const chunk of upstream) {
         if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve));
       }
     } catch (error) {
@@ -85,8 +99,8 @@ export class OllamaBackend {
   }
 
   private async fetchTags(): Promise<ModelSummary[]> {
-    const response = await this.call('GET', '/api/tags', undefined, AbortSignal.timeout(Math.min(this.options.timeoutMs, 10_000)));
-    const body = (await response.json()) as { models?: OllamaTag[] };
+    const response = await this.call('GET', '/api/tags', undefined, NEVER, Math.min(this.options.timeoutMs, LISTING_TIMEOUT_MS));
+    const body = JSON.parse(await readText(response)) as { models?: OllamaTag[] };
     return (body.models ?? []).map((tag) => ({
       name: tag.name,
       model: tag.model ?? tag.name,
@@ -105,36 +119,68 @@ export class OllamaBackend {
     }));
   }
 
-  /** One call to Ollama: network failures, timeouts and error statuses become clear API errors. */
-  private async call(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal): Promise<globalThis.Response> {
-    let response: globalThis.Response;
+  /**
+   * One call to Ollama over a keep-alive connection (node:http: less per-call work than fetch):
+   * network failures, timeouts and error statuses become clear API errors.
+   */
+  private async call(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, timeoutMs = this.options.timeoutMs): Promise<IncomingMessage> {
+    let response: IncomingMessage;
     try {
-      response = await fetch(new URL(path, this.options.baseUrl), {
-        method,
-        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs)]),
-      });
+      response = await this.send(method, path, body, signal, timeoutMs);
     } catch (error) {
       if (signal.aborted && signal.reason instanceof ApiError) throw signal.reason;
-      const timedOut = (error as Error).name === 'TimeoutError';
-      throw upstreamError('ollama', timedOut ? `Ollama did not answer within ${this.options.timeoutMs} ms` : `Ollama at ${this.options.baseUrl} cannot be reached`, {
+      const timedOut = error instanceof OllamaTimeout;
+      throw upstreamError('ollama', timedOut ? `Ollama was silent for ${timeoutMs} ms` : `Ollama at ${this.options.baseUrl} cannot be reached`, {
         reason: timedOut ? 'timeout' : 'unreachable',
+        ...(!timedOut && { cause: (error as Error).message }),
       });
     }
-    if (response.ok) return response;
-    const text = await response.text().catch(() => '');
+    const status = response.statusCode ?? 502;
+    if (status >= 200 && status < 300) return response;
+    const text = await readText(response).catch(() => '');
     let message = text;
     try {
       message = (JSON.parse(text) as { error?: string }).error ?? text;
     } catch {
       // not JSON: keep the text
     }
-    if (response.status === 404) throw notFound(`Ollama does not have it: ${message.slice(0, 500)}`, { dependency: 'ollama' });
-    if (response.status >= 400 && response.status < 500) {
+    if (status === 404) throw notFound(`Ollama does not have it: ${message.slice(0, 500)}`, { dependency: 'ollama' });
+    if (status >= 400 && status < 500) {
       // Ollama refused the request itself (bad option, model that cannot do this): the caller's fault.
-      throw new ApiError(response.status === 413 ? 413 : 400, 'validation_error', 'invalid_request', `Ollama refused the request: ${message.slice(0, 500)}`, { dependency: 'ollama', status: response.status });
+      throw new ApiError(status === 413 ? 413 : 400, 'validation_error', 'invalid_request', `Ollama refused the request: ${message.slice(0, 500)}`, { dependency: 'ollama', status });
     }
-    throw upstreamError('ollama', `Ollama answered ${response.status}: ${message.slice(0, 500)}`, { status: response.status });
+    throw upstreamError('ollama', `Ollama answered ${status}: ${message.slice(0, 500)}`, { status });
   }
+
+  /** One request; `timeoutMs` of silence (before or during the answer) ends it with OllamaTimeout. */
+  private send(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, timeoutMs: number): Promise<IncomingMessage> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const url = new URL(path, this.options.baseUrl);
+    return new Promise((resolve, reject) => {
+      const request = (url.protocol === 'https:' ? https.request : http.request)(
+        url,
+        { method, agent: this.agent, signal, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} },
+        resolve,
+      );
+      request.setTimeout(timeoutMs, () => request.destroy(new OllamaTimeout()));
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+}
+
+class OllamaTimeout extends Error {
+  constructor() {
+    super('Ollama did not answer in time');
+  }
+}
+
+function readText(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.on('error', reject);
+    response.on('aborted', () => reject(new Error('the answer broke off')));
+  });
 }

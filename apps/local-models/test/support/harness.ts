@@ -30,6 +30,7 @@ export async function startHarness(options: HarnessOptions = {}) {
       REDIS_URL: testRedisUrl,
       OLLAMA_URL: ollama?.url ?? '',
       OLLAMA_TAGS_TTL_MS: '1',
+      OLLAMA_TIMEOUT: '30',
       LOCAL_MODELS_DIR: modelsDir,
       LOCAL_MODELS_CONTEXT_SIZE: '512',
       LOCAL_MODELS_GPU: 'false',
