@@ -39,6 +39,8 @@ export const localModelsService = defineService({
     LOCAL_MODELS_THREADS: env.int(0, { min: 0, max: 256 }),
     LOCAL_MODELS_MAX_PREDICT: env.int(2048, { min: 1, max: 262_144 }),
     LOCAL_MODELS_PRICES: PriceTable,
+    /** What `/api/version` answers: the Ollama API version whose routes and shapes this service follows. */
+    LOCAL_MODELS_OLLAMA_VERSION: z.string().min(1).default('0.12.0'),
     /** Spec 2's engine limits: 200 requests a minute, bursts to 300. */
     LOCAL_MODELS_RATE_LIMIT: env.int(200, { min: 1 }),
     LOCAL_MODELS_RATE_LIMIT_BURST: env.int(300, { min: 1 }),
@@ -53,13 +55,13 @@ export const localModelsService = defineService({
     infra.onShutdown('embedded models', () => embedded.close(), ShutdownPriority.components);
     const ollama = config.OLLAMA_URL ? new OllamaBackend({ baseUrl: config.OLLAMA_URL, timeoutMs: config.OLLAMA_TIMEOUT * 1000, tagsTtlMs: config.OLLAMA_TAGS_TTL_MS }, logger) : undefined;
     if (ollama) infra.onShutdown('ollama connections', () => ollama.close(), ShutdownPriority.components);
-    const catalog = new ModelCatalog(library, ollama, logger);
+    const catalog = new ModelCatalog(library, ollama, logger, embedded);
     const inference = new InferenceService(catalog, embedded, ollama, { maxPredict: config.LOCAL_MODELS_MAX_PREDICT });
     const tools = new ToolsService(catalog, inference, new Pricing(config.LOCAL_MODELS_PRICES));
 
     const api = new ApiRouter(await infra.verifier());
     const before = [rateLimit({ redis: infra.redis, name: 'local-models', points: config.LOCAL_MODELS_RATE_LIMIT, burst: config.LOCAL_MODELS_RATE_LIMIT_BURST, windowSeconds: 60 })];
-    modelRoutes(api, catalog, before);
+    modelRoutes(api, catalog, before, config.LOCAL_MODELS_OLLAMA_VERSION);
     inferenceRoutes(api, inference, before);
     toolRoutes(api, tools, before);
     logger.info({ modelsDir: library.directory, ollama: config.OLLAMA_URL || 'none' }, 'local-models backends');

@@ -4,6 +4,8 @@ import { startHarness, type Harness } from './support/harness';
 const ROUTES: Array<{ method: 'get' | 'post'; path: string; permission: string; body?: object }> = [
   { method: 'get', path: '/api/tags', permission: 'models:read' },
   { method: 'get', path: '/tools', permission: 'models:read' },
+  { method: 'get', path: '/api/ps', permission: 'models:read' },
+  { method: 'post', path: '/api/show', permission: 'models:read', body: { model: 'tiny' } },
   { method: 'post', path: '/api/generate', permission: 'models:invoke', body: { model: 'tiny', stream: false } },
   { method: 'post', path: '/api/chat', permission: 'models:invoke', body: { model: 'tiny', messages: [], stream: false } },
   { method: 'post', path: '/api/embed', permission: 'models:invoke', body: { model: 'tiny', input: 'x' } },
@@ -36,6 +38,13 @@ describe('access and input checks of every endpoint', () => {
     expect(admin.status).toBe(200);
   });
 
+  it('answers the version probe to any verified caller, and no one else', async () => {
+    expect((await request(h.url).get('/api/version')).status).toBe(401);
+    const res = await request(h.url).get('/api/version').set('Authorization', h.issuer.bearer([]));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ version: '0.12.0' });
+  });
+
   it('rejects malformed bodies with validation errors naming the field', async () => {
     const cases: Array<[string, object, string]> = [
       ['/api/generate', { prompt: 'x' }, 'body.model'],
@@ -43,6 +52,7 @@ describe('access and input checks of every endpoint', () => {
       ['/api/generate', { model: 'tiny', prompt: 'x', options: { seed: 1.5 } }, 'body.options.seed'],
       ['/api/chat', { model: 'tiny', messages: [{ role: 'robot', content: 'x' }] }, 'body.messages.0.role'],
       ['/api/embed', { model: 'tiny', input: [] }, 'body.input'],
+      ['/api/show', {}, 'body.model'],
       ['/api/embed', { model: 'tiny', input: Array.from({ length: 300 }, () => 'x') }, 'body.input'],
     ];
     for (const [path, body, field] of cases) {

@@ -55,3 +55,61 @@ describe('the ollama npm client against the service', () => {
     await expect(anonymous.list()).rejects.toMatchObject({ status_code: 401 });
   });
 });
+
+describe('the rest of the Ollama API the client uses', () => {
+  let h: Harness;
+  let client: Ollama;
+  beforeAll(async () => {
+    h = await startHarness();
+    client = new Ollama({ host: h.url, headers: { Authorization: h.user } });
+  });
+  afterAll(() => h.stop());
+
+  it('shows a GGUF model from its header, and an Ollama model from Ollama', async () => {
+    const local = await client.show({ model: 'tiny' });
+    expect(local.details).toMatchObject({ format: 'gguf', family: 'llama' });
+    expect(local.model_info).toMatchObject({ 'general.architecture': 'llama', 'llama.embedding_length': 64, 'llama.block_count': 2, 'tokenizer.ggml.model': 'llama' });
+    expect(local.model_info).not.toHaveProperty(['tokenizer.ggml.tokens']);
+    const remote = await client.show({ model: 'llama3.2' });
+    expect(remote.template).toBe('{{ .Prompt }}');
+    await expect(client.show({ model: 'nope' })).rejects.toMatchObject({ status_code: 404 });
+  });
+
+  it('lists the models in memory: the embedded ones once used, and Ollama\'s', async () => {
+    const before = await client.ps();
+    expect(before.models.map((model) => model.name)).toEqual(['llama3.2:latest']);
+    await client.generate({ model: 'tiny', prompt: '' }); // loads it
+    const after = await client.ps();
+    expect(after.models.map((model) => model.name)).toEqual(['tiny:latest', 'llama3.2:latest']);
+    expect(after.models[0].size).toBeGreaterThan(500_000);
+  });
+
+  it('answers the version probe', async () => {
+    expect(await client.version()).toEqual({ version: '0.12.0' });
+  });
+});
+
+describe('a client that goes away', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ ollama: false, env: { LOCAL_MODELS_PARALLEL: '1', LOCAL_MODELS_MAX_PREDICT: '200000' } });
+  });
+  afterAll(() => h.stop());
+
+  it('stops its generation and frees the model for the next caller', async () => {
+    const client = new Ollama({ host: h.url, headers: { Authorization: h.user } });
+    const stream = await client.generate({ model: 'tiny', prompt: 'hello', stream: true, options: { num_predict: -1, temperature: 0 } });
+    let parts = 0;
+    const aborted = await (async () => {
+      for await (const part of stream) {
+        expect(part.done).toBe(false);
+        if (++parts === 3) stream.abort();
+      }
+    })().catch((error: Error) => error);
+    expect(aborted).toMatchObject({ name: 'AbortError' });
+    // With one sequence, this waits for the aborted generation to give it back: had it gone on to its
+    // 200,000 tokens, the test would time out.
+    const next = await client.generate({ model: 'tiny', prompt: 'hello', options: { num_predict: 2, temperature: 0 } });
+    expect(next.eval_count).toBe(2);
+  });
+});

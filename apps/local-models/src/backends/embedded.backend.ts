@@ -38,6 +38,7 @@ function contextErrors(model: string, contextSize: number) {
 
 interface Loaded {
   version: string;
+  entry: GgufModel;
   model: LlamaModel;
   context: LlamaContext;
   contextSize: number;
@@ -180,6 +181,14 @@ export class EmbeddedBackend {
     return [...this.loaded.keys()];
   }
 
+  /** The models in memory, with the bytes they hold (weights, context and KV cache). */
+  async running(): Promise<Array<{ entry: GgufModel; size: number; lastUsed: number; busy: number }>> {
+    const all = await Promise.all([...this.loaded.values()].map((loading) => loading.catch(() => undefined)));
+    return all
+      .filter((loaded): loaded is Loaded => loaded !== undefined)
+      .map((loaded) => ({ entry: loaded.entry, size: loaded.model.size + loaded.context.stateSize, lastUsed: loaded.lastUsed, busy: loaded.busy }));
+  }
+
   async close(): Promise<void> {
     const all = [...this.loaded.values()];
     this.loaded.clear();
@@ -222,7 +231,7 @@ export class EmbeddedBackend {
       const context = await model.createContext({ contextSize, sequences: this.options.parallel, ...(this.options.threads > 0 && { threads: this.options.threads }) });
       this.logger.info({ model: entry.name, file: entry.file, contextSize, ms: Date.now() - started }, 'embedded model loaded');
       const sequences = Array.from({ length: this.options.parallel }, () => context.getSequence());
-      return { version: entry.version, model, context, contextSize, sequences, slots: new Semaphore(this.options.parallel), embeddingLock: new Semaphore(1), busy: 0, lastUsed: Date.now() };
+      return { version: entry.version, entry, model, context, contextSize, sequences, slots: new Semaphore(this.options.parallel), embeddingLock: new Semaphore(1), busy: 0, lastUsed: Date.now() };
     } catch (error) {
       await model.dispose();
       throw error;

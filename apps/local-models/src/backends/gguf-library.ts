@@ -13,6 +13,23 @@ export interface GgufModel {
   /** Changes when the file does (size and modification time): loaded copies are reloaded. */
   version: string;
   summary: ModelSummary;
+  /** The header's metadata, flattened to `a.b.c` keys (lists left out), as Ollama's `model_info`. */
+  info: Record<string, string | number | boolean>;
+  /** The chat template of the file (`tokenizer.chat_template`), when it has one. */
+  template?: string;
+}
+
+/** `{general: {architecture: 'llama'}}` → `{'general.architecture': 'llama'}`; lists are left out. */
+function flatten(value: unknown, prefix = '', into: Record<string, string | number | boolean> = {}) {
+  if (value === null || value === undefined || Array.isArray(value) || ArrayBuffer.isView(value)) return into;
+  if (typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
+  } else if (typeof value === 'bigint') {
+    into[prefix] = Number(value);
+  } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    into[prefix] = value;
+  }
+  return into;
 }
 
 const FILE_TYPES: Record<number, string> = {
@@ -102,10 +119,15 @@ export class GgufLibrary {
     const [stem, tag] = base.includes('@') ? [base.slice(0, base.lastIndexOf('@')), base.slice(base.lastIndexOf('@') + 1)] : [base, 'latest'];
     const name = `${stem.toLowerCase()}:${tag.toLowerCase()}`;
     const family = general.architecture ?? 'unknown';
+    const info_ = flatten(info.metadata);
+    const template = typeof info_['tokenizer.chat_template'] === 'string' ? (info_['tokenizer.chat_template'] as string) : undefined;
+    delete info_['tokenizer.chat_template'];
     return {
       name,
       file,
       version,
+      info: info_,
+      template,
       summary: {
         name,
         model: name,

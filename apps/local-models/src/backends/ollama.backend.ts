@@ -69,6 +69,11 @@ export class OllamaBackend {
     await readText(await this.call('GET', '/api/version', undefined, NEVER, LISTING_TIMEOUT_MS));
   }
 
+  /** One JSON answer of a GET. */
+  async get<T>(path: string): Promise<T> {
+    return JSON.parse(await readText(await this.call('GET', path, undefined, NEVER, Math.min(this.options.timeoutMs, LISTING_TIMEOUT_MS)))) as T;
+  }
+
   /** One JSON answer (`stream: false`) from `path`. */
   async request<T>(path: string, body: unknown, signal: AbortSignal): Promise<T> {
     const response = await this.call('POST', path, body, signal);

@@ -2,6 +2,7 @@ import { ApiError, notFound } from '@platform/http';
 import type { Logger } from '@platform/telemetry';
 import { normalizeModelName, type ModelSummary } from '../backends/backend';
 import type { GgufLibrary, GgufModel } from '../backends/gguf-library';
+import type { EmbeddedBackend } from '../backends/embedded.backend';
 import type { OllamaBackend } from '../backends/ollama.backend';
 
 export type ResolvedModel = { backend: 'embedded'; name: string; entry: GgufModel } | { backend: 'ollama'; name: string; summary: ModelSummary };
@@ -21,6 +22,7 @@ export class ModelCatalog {
     private readonly library: GgufLibrary | undefined,
     private readonly ollama: OllamaBackend | undefined,
     private readonly logger: Logger,
+    private readonly embedded?: EmbeddedBackend,
   ) {}
 
   async list(): Promise<ModelListing> {
@@ -56,5 +58,49 @@ export class ModelCatalog {
     }
     const { models } = await this.list();
     throw notFound(`Model '${name}' not found`, { model: name, available: models.map((model) => model.name) });
+  }
+
+  /** Ollama's `/api/show`: details, the header's metadata as `model_info`, the chat template. */
+  async show(name: string): Promise<Record<string, unknown>> {
+    const model = await this.resolve(name);
+    if (model.backend === 'ollama') {
+      const shown = await this.ollama!.request<Record<string, unknown>>('/api/show', { model: name }, new AbortController().signal);
+      return { ...shown, backend: 'ollama' };
+    }
+    const { entry } = model;
+    return {
+      modelfile: `FROM ${entry.file}`,
+      parameters: '',
+      template: entry.template ?? '',
+      details: entry.summary.details,
+      model_info: entry.info,
+      capabilities: ['completion', 'embedding'],
+      modified_at: entry.summary.modified_at,
+      backend: 'embedded',
+    };
+  }
+
+  /** Ollama's `/api/ps`: the embedded models in memory, then Ollama's own (when it answers). */
+  async running(): Promise<ModelListing> {
+    const loaded = (await this.embedded?.running()) ?? [];
+    const listing: ModelListing = {
+      models: loaded.map(({ entry, size }) => ({
+        ...entry.summary,
+        size,
+        // Kept until another model needs the room (LOCAL_MODELS_MAX_LOADED), not for a set time.
+        expires_at: '9999-12-31T23:59:59Z',
+        size_vram: 0,
+      })),
+      unavailable: [],
+    };
+    if (this.ollama) {
+      try {
+        const { models = [] } = await this.ollama.get<{ models?: Array<Record<string, unknown>> }>('/api/ps');
+        for (const model of models) listing.models.push({ ...(model as unknown as ModelSummary), backend: 'ollama' });
+      } catch (error) {
+        listing.unavailable.push({ backend: 'ollama', message: (error as Error).message });
+      }
+    }
+    return listing;
   }
 }

@@ -67,6 +67,14 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
         })),
       });
     }
+    if (req.method === 'GET' && path === '/api/ps') {
+      const [first] = fake.models;
+      return json(res, 200, { models: first ? [{ name: first.name, model: first.name, size: 2_000_000, digest: 'sha256-ps', details: { family: 'llama' }, expires_at: '2026-11-23T12:00:00Z', size_vram: 2_000_000 }] : [] });
+    }
+    if (req.method === 'POST' && path === '/api/show') {
+      if (!body || !known(body.model)) return json(res, 404, { error: `model '${String(body?.model)}' not found` });
+      return json(res, 200, { modelfile: '# fake', parameters: 'temperature 0.7', template: '{{ .Prompt }}', details: { format: 'gguf', family: 'llama' }, model_info: { 'general.architecture': 'llama' }, capabilities: ['completion'] });
+    }
     if (req.method !== 'POST' || !['/api/generate', '/api/chat', '/api/embed'].includes(path)) return json(res, 404, { error: '404 page not found' });
     if (!body || !known(body.model)) return json(res, 404, { error: `model '${String(body?.model)}' not found` });
     const model = String(body.model);
