@@ -1,6 +1,7 @@
 import { env } from '@platform/config';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
+import { createDatabase } from './database';
 import path from 'node:path';
 import { z } from 'zod';
 import { EmbeddedBackend } from './backends/embedded.backend';
@@ -13,6 +14,9 @@ import { ModelCatalog } from './models/models.service';
 import { PriceTable, Pricing } from './tools/pricing';
 import { toolRoutes } from './tools/tools.router';
 import { ToolsService } from './tools/tools.service';
+import { UsageRepository } from './usage/usage.repository';
+import { usageRoutes } from './usage/usage.router';
+import { UsageService } from './usage/usage.service';
 
 export const LOCAL_MODELS_VERSION = '1.0.0';
 
@@ -44,7 +48,10 @@ export const localModelsService = defineService({
     /** Spec 2's engine limits: 200 requests a minute, bursts to 300. */
     LOCAL_MODELS_RATE_LIMIT: env.int(200, { min: 1 }),
     LOCAL_MODELS_RATE_LIMIT_BURST: env.int(300, { min: 1 }),
+    /** Usage records are written in batches this often. */
+    LOCAL_MODELS_USAGE_FLUSH_MS: env.ms(1000),
   },
+  database: createDatabase,
   async build(infra) {
     const { config, logger } = infra;
     const library = new GgufLibrary(path.resolve(config.LOCAL_MODELS_DIR), logger);
@@ -56,14 +63,19 @@ export const localModelsService = defineService({
     const ollama = config.OLLAMA_URL ? new OllamaBackend({ baseUrl: config.OLLAMA_URL, timeoutMs: config.OLLAMA_TIMEOUT * 1000, tagsTtlMs: config.OLLAMA_TAGS_TTL_MS }, logger) : undefined;
     if (ollama) infra.onShutdown('ollama connections', () => ollama.close(), ShutdownPriority.components);
     const catalog = new ModelCatalog(library, ollama, logger, embedded);
-    const inference = new InferenceService(catalog, embedded, ollama, { maxPredict: config.LOCAL_MODELS_MAX_PREDICT });
-    const tools = new ToolsService(catalog, inference, new Pricing(config.LOCAL_MODELS_PRICES));
+    const pricing = new Pricing(config.LOCAL_MODELS_PRICES);
+    const usage = new UsageService(new UsageRepository(infra.db), pricing, logger, { flushMs: config.LOCAL_MODELS_USAGE_FLUSH_MS, maxBuffered: 100_000 });
+    // After the HTTP server stopped taking calls, before Postgres closes.
+    infra.onShutdown('usage records', () => usage.close(), ShutdownPriority.components);
+    const inference = new InferenceService(catalog, embedded, ollama, { maxPredict: config.LOCAL_MODELS_MAX_PREDICT }, usage);
+    const tools = new ToolsService(catalog, inference, pricing);
 
     const api = new ApiRouter(await infra.verifier());
     const before = [rateLimit({ redis: infra.redis, name: 'local-models', points: config.LOCAL_MODELS_RATE_LIMIT, burst: config.LOCAL_MODELS_RATE_LIMIT_BURST, windowSeconds: 60 })];
     modelRoutes(api, catalog, before, config.LOCAL_MODELS_OLLAMA_VERSION);
     inferenceRoutes(api, inference, before);
     toolRoutes(api, tools, before);
+    usageRoutes(api, usage, before);
     logger.info({ modelsDir: library.directory, ollama: config.OLLAMA_URL || 'none' }, 'local-models backends');
 
     return {

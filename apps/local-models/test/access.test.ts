@@ -5,6 +5,7 @@ const ROUTES: Array<{ method: 'get' | 'post'; path: string; permission: string; 
   { method: 'get', path: '/api/tags', permission: 'models:read' },
   { method: 'get', path: '/tools', permission: 'models:read' },
   { method: 'get', path: '/api/ps', permission: 'models:read' },
+  { method: 'get', path: '/usage', permission: 'models:read' },
   { method: 'post', path: '/api/show', permission: 'models:read', body: { model: 'tiny' } },
   { method: 'post', path: '/api/generate', permission: 'models:invoke', body: { model: 'tiny', stream: false } },
   { method: 'post', path: '/api/chat', permission: 'models:invoke', body: { model: 'tiny', messages: [], stream: false } },

@@ -3,6 +3,7 @@ import { ApiError, notFound } from '@platform/http';
 import type { Response } from 'express';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { normalizeModelName, upstreamError, type ModelSummary } from './backend';
 
 export interface OllamaOptions {
@@ -85,13 +86,15 @@ export class OllamaBackend {
    * type and bytes unchanged, so the service adds no buffering. A failure after the first byte
    * ends the stream with Ollama's own error line.
    */
-  async proxy(path: string, body: unknown, res: Response, signal: AbortSignal): Promise<void> {
+  async proxy(path: string, body: unknown, res: Response, signal: AbortSignal): Promise<ProxiedUsage | undefined> {
     const upstream = await this.call('POST', path, body, signal);
     res.status(upstream.statusCode ?? 200);
     res.setHeader('Content-Type', upstream.headers['content-type'] ?? 'application/x-ndjson');
     if (upstream.headers['content-length']) res.setHeader('Content-Length', upstream.headers['content-length']);
+    const tap = new LastLine();
     try {
-      for await (const chunk of upstream) {
+      for await (const chunk of upstream as AsyncIterable<Buffer>) {
+        tap.push(chunk);
         if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve));
       }
     } catch (error) {
@@ -99,8 +102,11 @@ export class OllamaBackend {
         this.logger.warn({ err: error, path }, 'Ollama stream broke off');
         res.write(`${JSON.stringify({ error: `the Ollama backend stopped answering: ${(error as Error).message}` })}\n`);
       }
+      res.end();
+      return undefined;
     }
     res.end();
+    return tap.usage();
   }
 
   private async fetchTags(): Promise<ModelSummary[]> {
@@ -177,6 +183,43 @@ export class OllamaBackend {
 class OllamaTimeout extends Error {
   constructor() {
     super('Ollama did not answer in time');
+  }
+}
+
+/** Token counts of a passed-through answer, from its last line (the `done: true` one). */
+export interface ProxiedUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Keeps the last line of a stream (or the whole body of a one-object answer, up to 16 MiB). */
+class LastLine {
+  private static readonly MAX = 16 * 1024 * 1024;
+  private readonly decoder = new StringDecoder('utf8');
+  private tail = '';
+  private last = '';
+
+  push(chunk: Buffer): void {
+    this.tail += this.decoder.write(chunk);
+    let newline = this.tail.indexOf('\n');
+    while (newline >= 0) {
+      const line = this.tail.slice(0, newline).trim();
+      if (line) this.last = line;
+      this.tail = this.tail.slice(newline + 1);
+      newline = this.tail.indexOf('\n');
+    }
+    if (this.tail.length > LastLine.MAX) this.tail = '';
+  }
+
+  usage(): ProxiedUsage | undefined {
+    const line = (this.tail + this.decoder.end()).trim() || this.last;
+    try {
+      const final = JSON.parse(line) as { done?: boolean; prompt_eval_count?: number; eval_count?: number };
+      if (final.done !== true) return undefined;
+      return { promptTokens: final.prompt_eval_count ?? 0, completionTokens: final.eval_count ?? 0 };
+    } catch {
+      return undefined;
+    }
   }
 }
 

@@ -1,7 +1,11 @@
 import { localModels } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
-import type { RequestHandler, Response } from 'express';
-import type { InferenceService } from './inference.service';
+import { currentRequestId } from '@platform/telemetry';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Caller, InferenceService } from './inference.service';
+
+/** The verified caller, for the usage record. */
+export const callerOf = (req: Request): Caller => ({ subject: req.auth?.sub ?? 'unknown', requestId: currentRequestId() });
 
 /** Aborted when the client goes away, so a generation nobody reads stops. */
 export function clientSignal(res: Response): AbortSignal {
@@ -31,7 +35,7 @@ export function inferenceRoutes(api: ApiRouter, inference: InferenceService, bef
       404: { description: 'Unknown model; `details.available` lists the models' },
       502: { description: 'The Ollama backend failed' },
     },
-    handler: (req, res) => inference.generate(req.valid.body, res, clientSignal(res)),
+    handler: (req, res) => inference.generate(req.valid.body, res, clientSignal(res), callerOf(req)),
   });
 
   api.route({
@@ -48,7 +52,7 @@ export function inferenceRoutes(api: ApiRouter, inference: InferenceService, bef
       404: { description: 'Unknown model' },
       502: { description: 'The Ollama backend failed' },
     },
-    handler: (req, res) => inference.chat(req.valid.body, res, clientSignal(res)),
+    handler: (req, res) => inference.chat(req.valid.body, res, clientSignal(res), callerOf(req)),
   });
 
   api.route({
@@ -64,6 +68,6 @@ export function inferenceRoutes(api: ApiRouter, inference: InferenceService, bef
       404: { description: 'Unknown model' },
       502: { description: 'The Ollama backend failed' },
     },
-    handler: (req, res) => inference.embed(req.valid.body, clientSignal(res)),
+    handler: (req, res) => inference.embed(req.valid.body, clientSignal(res), callerOf(req)),
   });
 }

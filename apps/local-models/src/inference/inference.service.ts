@@ -6,12 +6,19 @@ import type { GenerationOutcome, SamplingParams } from '../backends/backend';
 import type { EmbeddedBackend, EmbeddedInput } from '../backends/embedded.backend';
 import type { OllamaBackend } from '../backends/ollama.backend';
 import type { ModelCatalog, ResolvedModel } from '../models/models.service';
+import type { UsageService } from '../usage/usage.service';
 import { NdjsonStream } from './ndjson';
 import { samplingFrom } from './sampling';
 
 export interface InferenceLimits {
   /** The most tokens one answer may have (`num_predict` beyond it is cut to it). */
   maxPredict: number;
+}
+
+/** Who asked: recorded with the usage of the call. */
+export interface Caller {
+  subject: string;
+  requestId?: string;
 }
 
 /** What `/invoke` needs of one generation, whichever backend ran it. */
@@ -71,41 +78,62 @@ export class InferenceService {
     private readonly embedded: EmbeddedBackend | undefined,
     private readonly ollama: OllamaBackend | undefined,
     private readonly limits: InferenceLimits,
+    private readonly usage: UsageService,
   ) {}
 
-  async generate(body: localModels.GenerateRequest, res: Response, signal: AbortSignal): Promise<localModels.GenerateResponse | undefined> {
+  private recordProxied(caller: Caller, endpoint: string, model: string, started: number, usage: { promptTokens: number; completionTokens: number } | undefined): void {
+    if (!usage) return;
+    this.usage.record({ ...caller, endpoint, model, backend: 'ollama', ...usage, durationMs: performance.now() - started, status: 'ok' });
+  }
+
+  async generate(body: localModels.GenerateRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<localModels.GenerateResponse | undefined> {
+    const started = performance.now();
     const model = await this.catalog.resolve(body.model);
-    if (model.backend === 'ollama') return void (await this.ollamaBackend().proxy('/api/generate', body, res, signal));
+    if (model.backend === 'ollama') return void this.recordProxied(caller, 'generate', model.name, started, await this.ollamaBackend().proxy('/api/generate', body, res, signal));
     refuseUnsupported(model.name, { images: body.images, format: body.format, suffix: body.suffix });
     if (!body.prompt) return this.loadOnly(model, body.stream, res, { response: '' });
     const input: EmbeddedInput = body.raw ? { kind: 'completion', prompt: body.prompt } : { kind: 'chat', system: body.system, history: [], prompt: body.prompt };
-    return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, (text) => ({ response: text }));
+    return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, { caller, endpoint: 'generate' }, (text) => ({ response: text }));
   }
 
-  async chat(body: localModels.ChatRequest, res: Response, signal: AbortSignal): Promise<localModels.ChatResponse | undefined> {
+  async chat(body: localModels.ChatRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<localModels.ChatResponse | undefined> {
+    const started = performance.now();
     const model = await this.catalog.resolve(body.model);
-    if (model.backend === 'ollama') return void (await this.ollamaBackend().proxy('/api/chat', body, res, signal));
+    if (model.backend === 'ollama') return void this.recordProxied(caller, 'chat', model.name, started, await this.ollamaBackend().proxy('/api/chat', body, res, signal));
     refuseUnsupported(model.name, { tools: body.tools, format: body.format, images: body.messages.flatMap((message) => message.images ?? []) });
     if (body.messages.length === 0) return this.loadOnly(model, body.stream, res, { message: { role: 'assistant', content: '' } });
     const input = chatInput(model.name, body.messages);
-    return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, (text) => ({
+    return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, { caller, endpoint: 'chat' }, (text) => ({
       message: { role: 'assistant', content: text },
     }));
   }
 
-  async embed(body: localModels.EmbedRequest, signal: AbortSignal): Promise<localModels.EmbedResponse> {
+  async embed(body: localModels.EmbedRequest, signal: AbortSignal, caller: Caller, endpoint = 'embed'): Promise<localModels.EmbedResponse> {
+    const started = performance.now();
     const model = await this.catalog.resolve(body.model);
-    if (model.backend === 'ollama') return this.ollamaBackend().request('/api/embed', body, signal);
+    if (model.backend === 'ollama') {
+      const answer = await this.ollamaBackend().request<localModels.EmbedResponse>('/api/embed', body, signal);
+      this.recordProxied(caller, endpoint, model.name, started, { promptTokens: answer.prompt_eval_count ?? 0, completionTokens: 0 });
+      return answer;
+    }
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const outcome = await this.embeddedBackend().embed(model.entry, inputs, body.truncate !== false, signal);
+    this.usage.record({ ...caller, endpoint, model: model.name, backend: 'embedded', promptTokens: outcome.promptTokens, completionTokens: 0, durationMs: outcome.totalNs / 1e6, status: 'ok' });
     return { model: model.name, embeddings: outcome.embeddings, total_duration: outcome.totalNs, load_duration: outcome.loadNs, prompt_eval_count: outcome.promptTokens };
   }
 
   /** One whole answer for `/invoke`, from either backend, with its token counts. */
-  async complete(tool: 'generate' | 'chat' | 'embed', input: { model: string; prompt: string; system?: string; options?: localModels.ModelOptions }, signal: AbortSignal): Promise<Completion> {
+  async complete(
+    tool: 'generate' | 'chat' | 'embed',
+    input: { model: string; prompt: string; system?: string; options?: localModels.ModelOptions },
+    signal: AbortSignal,
+    caller: Caller,
+  ): Promise<Completion> {
+    const started = performance.now();
+    const endpoint = `invoke:${tool}`;
     const model = await this.catalog.resolve(input.model);
     if (tool === 'embed') {
-      const answer = await this.embed({ model: input.model, input: input.prompt }, signal);
+      const answer = await this.embed({ model: input.model, input: input.prompt }, signal, caller, endpoint);
       return { model: model.name, backend: model.backend, output: answer.embeddings[0] ?? [], promptTokens: answer.prompt_eval_count ?? 0, completionTokens: 0 };
     }
     if (model.backend === 'ollama') {
@@ -119,10 +147,13 @@ export class InferenceService {
               signal,
             );
       const output = tool === 'generate' ? String((answer as localModels.GenerateResponse).response ?? '') : String((answer as localModels.ChatResponse).message?.content ?? '');
-      return { model: model.name, backend: 'ollama', output, promptTokens: answer.prompt_eval_count ?? 0, completionTokens: answer.eval_count ?? 0 };
+      const usage = { promptTokens: answer.prompt_eval_count ?? 0, completionTokens: answer.eval_count ?? 0 };
+      this.recordProxied(caller, endpoint, model.name, started, usage);
+      return { model: model.name, backend: 'ollama', output, ...usage };
     }
     const embeddedInput: EmbeddedInput = { kind: 'chat', system: input.system, history: [], prompt: input.prompt };
     const outcome = await this.embeddedBackend().generate(model.entry, embeddedInput, samplingFrom(input.options, this.limits.maxPredict), () => undefined, signal);
+    this.recordEmbedded(caller, endpoint, model.name, outcome);
     return { model: model.name, backend: 'embedded', output: outcome.text, promptTokens: outcome.promptTokens, completionTokens: outcome.evalTokens };
   }
 
@@ -142,6 +173,7 @@ export class InferenceService {
     streaming: boolean,
     res: Response,
     signal: AbortSignal,
+    call: { caller: Caller; endpoint: string },
     content: (text: string) => T,
   ) {
     const backend = this.embeddedBackend();
@@ -164,10 +196,24 @@ export class InferenceService {
       if (!stream.started) throw error;
       return void stream.fail((error as Error).message);
     }
+    if (sampling.maxTokens > 0) this.recordEmbedded(call.caller, call.endpoint, model.name, outcome);
     const final = { model: model.name, created_at: now(), ...content(streaming ? '' : outcome.text), done: true, done_reason: outcome.doneReason, ...timings(outcome) };
     if (!streaming) return final as never;
     if (!res.writableEnded) stream.end(final);
     return undefined;
+  }
+
+  private recordEmbedded(caller: Caller, endpoint: string, model: string, outcome: GenerationOutcome): void {
+    this.usage.record({
+      ...caller,
+      endpoint,
+      model,
+      backend: 'embedded',
+      promptTokens: outcome.promptTokens,
+      completionTokens: outcome.evalTokens,
+      durationMs: outcome.totalNs / 1e6,
+      status: outcome.doneReason === 'abort' ? 'aborted' : 'ok',
+    });
   }
 
   private ollamaBackend(): OllamaBackend {

@@ -1,7 +1,7 @@
 import { localModels } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import { clientSignal } from '../inference/inference.router';
+import { callerOf, clientSignal } from '../inference/inference.router';
 import type { ToolsService } from './tools.service';
 
 export function toolRoutes(api: ApiRouter, tools: ToolsService, before: RequestHandler[]): void {
@@ -30,6 +30,6 @@ export function toolRoutes(api: ApiRouter, tools: ToolsService, before: RequestH
       404: { description: 'Unknown model; `details.available` lists the models' },
       502: { description: 'The Ollama backend failed' },
     },
-    handler: (req, res) => tools.invoke(req.valid.body, clientSignal(res)),
+    handler: (req, res) => tools.invoke(req.valid.body, clientSignal(res), callerOf(req)),
   });
 }

@@ -1,6 +1,6 @@
 import { localModels } from '@platform/contracts';
 import { z } from 'zod';
-import type { InferenceService } from '../inference/inference.service';
+import type { Caller, InferenceService } from '../inference/inference.service';
 import type { ModelCatalog } from '../models/models.service';
 import type { Pricing } from './pricing';
 
@@ -28,9 +28,9 @@ export class ToolsService {
     };
   }
 
-  async invoke(request: localModels.InvokeRequest, signal: AbortSignal): Promise<localModels.InvokeResponse> {
+  async invoke(request: localModels.InvokeRequest, signal: AbortSignal, caller: Caller): Promise<localModels.InvokeResponse> {
     const started = performance.now();
-    const completion = await this.inference.complete(request.tool, request.input, signal);
+    const completion = await this.inference.complete(request.tool, request.input, signal, caller);
     return {
       result: { output: completion.output, model: completion.model },
       cost: this.pricing.cost(completion.model, completion.backend, completion.promptTokens, completion.completionTokens),

@@ -1,5 +1,5 @@
 import { startService } from '@platform/service-kit';
-import { TestIssuer, testRedisUrl } from '@platform/testing';
+import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,8 @@ export async function startHarness(options: HarnessOptions = {}) {
       PORT: '0',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       REDIS_URL: testRedisUrl,
+      DATABASE_URL: testDatabaseUrl,
+      LOCAL_MODELS_USAGE_FLUSH_MS: '20',
       OLLAMA_URL: ollama?.url ?? '',
       OLLAMA_TAGS_TTL_MS: '1',
       OLLAMA_TIMEOUT: '30',

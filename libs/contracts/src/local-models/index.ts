@@ -195,3 +195,48 @@ export const InvokeResponse = z
   })
   .meta({ id: 'InvokeResponse' });
 export type InvokeResponse = z.infer<typeof InvokeResponse>;
+
+/** `GET /usage`: the calls of a period, newest first, with their totals. */
+export const UsageQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    offset: z.coerce.number().int().min(0).default(0),
+    from: z.iso.datetime({ offset: true }).optional().describe('Inclusive start (ISO 8601)'),
+    to: z.iso.datetime({ offset: true }).optional().describe('Exclusive end (ISO 8601)'),
+    model: z.string().min(1).max(200).optional(),
+    subject: z.string().min(1).max(200).optional().describe('Only with models:admin; others see their own calls'),
+  })
+  .meta({ id: 'UsageQuery' });
+export type UsageQuery = z.infer<typeof UsageQuery>;
+
+export const UsageRecord = z
+  .object({
+    id: z.string(),
+    at: z.string(),
+    subject: z.string(),
+    endpoint: z.string(),
+    model: z.string(),
+    backend: ModelBackend,
+    promptTokens: z.number().int(),
+    completionTokens: z.number().int(),
+    cost: z.number(),
+    durationMs: z.number(),
+    status: z.enum(['ok', 'aborted']),
+    requestId: z.string().nullable(),
+  })
+  .meta({ id: 'UsageRecord' });
+export type UsageRecord = z.infer<typeof UsageRecord>;
+
+const UsageTotals = z.object({ calls: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), cost: z.number() });
+
+export const UsageList = z
+  .object({
+    items: z.array(UsageRecord),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    totals: UsageTotals,
+    byModel: z.array(UsageTotals.extend({ model: z.string() })),
+  })
+  .meta({ id: 'UsageList' });
+export type UsageList = z.infer<typeof UsageList>;
