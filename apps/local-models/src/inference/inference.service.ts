@@ -15,6 +15,9 @@ export interface InferenceLimits {
   maxPredict: number;
 }
 
+/** A whole answer (`stream: false`), sent as JSON by the router; streamed answers are written to the response. */
+type OneAnswer = Record<string, unknown>;
+
 /** Who asked: recorded with the usage of the call. */
 export interface Caller {
   subject: string;
@@ -86,7 +89,7 @@ export class InferenceService {
     this.usage.record({ ...caller, endpoint, model, backend: 'ollama', ...usage, durationMs: performance.now() - started, status: 'ok' });
   }
 
-  async generate(body: localModels.GenerateRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<localModels.GenerateResponse | undefined> {
+  async generate(body: localModels.GenerateRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<OneAnswer | undefined> {
     const started = performance.now();
     const model = await this.catalog.resolve(body.model);
     if (model.backend === 'ollama') return void this.recordProxied(caller, 'generate', model.name, started, await this.ollamaBackend().proxy('/api/generate', body, res, signal));
@@ -96,7 +99,7 @@ export class InferenceService {
     return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, { caller, endpoint: 'generate' }, (text) => ({ response: text }));
   }
 
-  async chat(body: localModels.ChatRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<localModels.ChatResponse | undefined> {
+  async chat(body: localModels.ChatRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<OneAnswer | undefined> {
     const started = performance.now();
     const model = await this.catalog.resolve(body.model);
     if (model.backend === 'ollama') return void this.recordProxied(caller, 'chat', model.name, started, await this.ollamaBackend().proxy('/api/chat', body, res, signal));
@@ -158,10 +161,10 @@ export class InferenceService {
   }
 
   /** Ollama answers an empty prompt by loading the model: `done_reason: load`. */
-  private async loadOnly<T extends object>(model: ResolvedModel & { backend: 'embedded' }, stream: boolean | undefined, res: Response, empty: T) {
+  private async loadOnly<T extends object>(model: ResolvedModel & { backend: 'embedded' }, stream: boolean | undefined, res: Response, empty: T): Promise<OneAnswer | undefined> {
     const loadNs = await this.embeddedBackend().load(model.entry);
     const answer = { model: model.name, created_at: now(), ...empty, done: true, done_reason: 'load', load_duration: loadNs, total_duration: loadNs };
-    if (stream === false) return answer as never;
+    if (stream === false) return answer;
     new NdjsonStream(res).end(answer);
     return undefined;
   }
@@ -175,7 +178,7 @@ export class InferenceService {
     signal: AbortSignal,
     call: { caller: Caller; endpoint: string },
     content: (text: string) => T,
-  ) {
+  ): Promise<OneAnswer | undefined> {
     const backend = this.embeddedBackend();
     const stream = new NdjsonStream(res);
     let outcome: GenerationOutcome;
@@ -198,7 +201,7 @@ export class InferenceService {
     }
     if (sampling.maxTokens > 0) this.recordEmbedded(call.caller, call.endpoint, model.name, outcome);
     const final = { model: model.name, created_at: now(), ...content(streaming ? '' : outcome.text), done: true, done_reason: outcome.doneReason, ...timings(outcome) };
-    if (!streaming) return final as never;
+    if (!streaming) return final;
     if (!res.writableEnded) stream.end(final);
     return undefined;
   }
