@@ -77,6 +77,11 @@ export const localModelsService = defineService({
     toolRoutes(api, tools, before);
     usageRoutes(api, usage, before);
     logger.info({ modelsDir: library.directory, ollama: config.OLLAMA_URL || 'none' }, 'local-models backends');
+    // Read the GGUF headers and digests now (a digest of a large file takes seconds), not on the first listing.
+    void library.list().then(
+      (models) => logger.info({ models: models.map((model) => model.name) }, 'embedded models found'),
+      (error: unknown) => logger.warn({ err: error }, 'models directory not readable'),
+    );
 
     return {
       // Base path `/` (DESIGN.md): mounted at the root, as Ollama clients expect `/api/...`.
