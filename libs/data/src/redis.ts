@@ -20,7 +20,7 @@ export async function waitForRedis(redis: Redis, url: string, timeoutMs = 5000):
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
-      reject(new DependencyUnavailableError(`Redis is not reachable at ${new URL(url).host}. Start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`));
+      reject(new DependencyUnavailableError(`Redis is not reachable at ${redactedUrl(url)}. ${startRedisHint(url)}`));
     }, timeoutMs);
     const onReady = () => {
       cleanup();
@@ -60,4 +60,18 @@ export function bullmqConnection(redisUrl: string, use: 'producer' | 'worker'): 
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status !== 'ready') return redis.disconnect();
   await redis.quit().catch(() => redis.disconnect());
+}
+
+/** The URL as it may be printed: no password. */
+export function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+/** How to start a local Redis on the port the URL names; a remote one is the operator's to start. */
+function startRedisHint(url: string): string {
+  const { hostname, port } = new URL(url);
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(hostname)) return 'Check that it runs and that REDIS_URL is right.';
+  return `Start it with: redis-server --daemonize yes --bind 127.0.0.1 --port ${port || 6379} --save "" --appendonly no`;
 }

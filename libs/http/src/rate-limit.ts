@@ -1,48 +1,107 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from './errors';
 
 export interface RateLimitOptions {
   redis: Redis;
-  /** Names the counter in Redis: `ratelimit:<name>:<key>`. */
+  /** Names the bucket in Redis: `ratelimit:<name>:<key>`. */
   name: string;
+  /** Sustained rate: this many requests per window... */
   points: number;
   windowSeconds: number;
-  /** Extra requests allowed in a short burst above `points` (spec 2's "burst"). */
+  /** ...with bursts of up to this many at once (spec 2's "burst"); defaults to `points`. */
   burst?: number;
-  /** Whose counter a request spends; defaults to the caller's token subject, else the IP. */
+  /** Whose bucket a request spends; defaults to the caller's token subject, else the IP. */
   key?: (req: Request) => string;
 }
 
+/** The state of a bucket after a request, as the headers announce it. */
+export interface RateLimitState {
+  allowed: boolean;
+  /** The bucket's size: requests allowed at once. */
+  limit: number;
+  /** Requests still allowed right now. */
+  remaining: number;
+  /** Epoch seconds when the bucket is full again. */
+  resetAt: number;
+  /** Seconds until the next request is allowed (when refused). */
+  retryAfter: number;
+}
+
+// A token bucket, atomic in Redis with Redis's own clock (replicas agree): refills at rate per ms
+// up to capacity; a request takes one token or is refused.
+const TAKE_TOKEN = `
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local ttl = tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local state = redis.call('HMGET', KEYS[1], 't', 'ts')
+local tokens = tonumber(state[1])
+local updated = tonumber(state[2])
+if tokens == nil then tokens = capacity; updated = now end
+tokens = math.min(capacity, tokens + math.max(0, now - updated) * rate)
+local allowed = 0
+if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', now)
+redis.call('PEXPIRE', KEYS[1], ttl)
+return { allowed, tostring(tokens), now }
+`;
+
+/** Per-process buckets for when Redis is down: limits degrade to per replica, never to errors. */
+class MemoryBuckets {
+  private readonly buckets = new Map<string, { tokens: number; updated: number }>();
+
+  take(key: string, capacity: number, rate: number): [boolean, number, number] {
+    const now = Date.now();
+    const bucket = this.buckets.get(key) ?? { tokens: capacity, updated: now };
+    bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.updated) * rate);
+    bucket.updated = now;
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > 10_000) this.buckets.delete(this.buckets.keys().next().value as string);
+    return [allowed, bucket.tokens, now];
+  }
+}
+
 export interface RateLimiter {
-  consume(key: string, points?: number): Promise<RateLimiterRes>;
+  take(key: string): Promise<RateLimitState>;
 }
 
 /**
- * Fixed-window counters in Redis through rate-limiter-flexible (atomic across replicas), with an
- * in-memory insurance limiter so a Redis outage degrades to per-replica limits instead of errors.
+ * A token bucket per key: `points` per `windowSeconds` sustained, `burst` at once. The headers it
+ * feeds describe exactly that bucket, so the 429 comes at the announced point.
  */
-export function createRateLimiter(options: RateLimitOptions): RateLimiter {
-  const base = { storeClient: options.redis, keyPrefix: `ratelimit:${options.name}`, points: options.points, duration: options.windowSeconds };
-  const main = new RateLimiterRedis({
-    ...base,
-    insuranceLimiter: new RateLimiterMemory({ points: options.points, duration: options.windowSeconds }),
+export function createRateLimiter(options: Omit<RateLimitOptions, 'key'>): RateLimiter {
+  const capacity = options.burst ?? options.points;
+  const ratePerMs = options.points / (options.windowSeconds * 1000);
+  const ttlMs = Math.ceil(capacity / ratePerMs) + 1000;
+  const memory = new MemoryBuckets();
+  const state = (allowed: boolean, tokens: number, now: number): RateLimitState => ({
+    allowed,
+    limit: capacity,
+    remaining: Math.max(0, Math.floor(tokens)),
+    resetAt: Math.ceil((now + (capacity - tokens) / ratePerMs) / 1000),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerMs / 1000)),
   });
-  if (!options.burst || options.burst <= options.points) return main;
-  const burst = new RateLimiterRedis({
-    ...base,
-    keyPrefix: `ratelimit:${options.name}:burst`,
-    points: options.burst - options.points,
-    insuranceLimiter: new RateLimiterMemory({ points: options.burst - options.points, duration: options.windowSeconds }),
-  });
-  return new BurstyRateLimiter(main, burst);
+  return {
+    async take(key) {
+      try {
+        const [allowed, tokens, now] = (await options.redis.eval(TAKE_TOKEN, 1, `ratelimit:${options.name}:${key}`, capacity, ratePerMs, ttlMs)) as [number, string, number];
+        return state(allowed === 1, Number(tokens), Number(now));
+      } catch {
+        return state(...memory.take(key, capacity, ratePerMs));
+      }
+    },
+  };
 }
 
-export function setRateLimitHeaders(res: Response, limit: number, state: RateLimiterRes): void {
-  res.setHeader('X-RateLimit-Limit', String(limit));
-  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
-  res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)));
+export function setRateLimitHeaders(res: Response, state: RateLimitState): void {
+  res.setHeader('X-RateLimit-Limit', String(state.limit));
+  res.setHeader('X-RateLimit-Remaining', String(state.remaining));
+  res.setHeader('X-RateLimit-Reset', String(state.resetAt));
 }
 
 export const defaultRateLimitKey = (req: Request): string => req.auth?.sub ?? req.ip ?? 'unknown';
@@ -52,13 +111,8 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   const limiter = createRateLimiter(options);
   const key = options.key ?? defaultRateLimitKey;
   return async (req, res, next) => {
-    try {
-      setRateLimitHeaders(res, options.points, await limiter.consume(key(req)));
-      next();
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) return next(rejection);
-      setRateLimitHeaders(res, options.points, rejection);
-      next(tooManyRequests('Too many requests; try again later', Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-    }
+    const state = await limiter.take(key(req));
+    setRateLimitHeaders(res, state);
+    next(state.allowed ? undefined : tooManyRequests('Too many requests; try again later', state.retryAfter));
   };
 }

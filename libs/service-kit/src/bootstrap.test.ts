@@ -2,7 +2,7 @@ import { env } from '@platform/config';
 import { ApiRouter } from '@platform/http';
 import { defineQueue } from '@platform/queues';
 import { createLogger } from '@platform/telemetry';
-import { eventually, TestIssuer, testRedisUrl, uniqueName } from '@platform/testing';
+import { eventually, TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { z } from 'zod';
 import { defineService, startService } from './bootstrap';
@@ -92,7 +92,38 @@ describe('startService', () => {
 
   it('says Redis is down in one line naming the URL it used', async () => {
     const error = await startService(pingService(uniqueName('kit-test.jobs'), []), { env: { REDIS_URL: 'redis://127.0.0.1:1/0' }, logger, isolated: true }).catch((e: Error) => e);
-    expect(String((error as Error).message)).toMatch(/Redis is not reachable at 127\.0\.0\.1:1/);
+    expect(String((error as Error).message)).toMatch(/Redis is not reachable at redis:\/\/127\.0\.0\.1:1\/0\. Start it with: redis-server .* --port 1 /);
+  });
+});
+
+describe('startService with a database', () => {
+  // The thinnest client over the real driver adapter: enough for the bootstrap's probe.
+  const rawService = defineService({
+    name: 'kit_raw',
+    version: '1.0.0',
+    port: 0,
+    openapi: { title: 'Raw' },
+    config: {},
+    database: (adapter) => {
+      const connection = adapter.connect();
+      return {
+        $queryRawUnsafe: async (sql: string) => (await connection).queryRaw({ sql, args: [], argTypes: [] }),
+        $disconnect: async () => (await connection).dispose(),
+      };
+    },
+    build: () => ({}),
+  });
+
+  it('probes Postgres on start, reports it in readiness, and says in one line when it is down', async () => {
+    const up = await startService(rawService, { env: { REDIS_URL: testRedisUrl, DATABASE_URL: testDatabaseUrl, MIGRATE_ON_START: 'false' }, logger, isolated: true });
+    try {
+      expect((await request(up.app).get('/health/ready')).body.dependencies).toEqual({ cache: 'up', database: 'up' });
+    } finally {
+      await up.stop();
+    }
+    const error = await startService(rawService, { env: { REDIS_URL: testRedisUrl, DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/none', MIGRATE_ON_START: 'false' }, logger, isolated: true }).catch((e: Error) => e);
+    expect((error as Error).name).toBe('DependencyUnavailableError');
+    expect((error as Error).message).toBe('PostgreSQL is not reachable at postgresql://postgres:***@127.0.0.1:1/none');
   });
 });
 

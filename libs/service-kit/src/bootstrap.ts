@@ -1,6 +1,6 @@
 import { baseEnvShape, env, environmentWithRole, loadConfig, serviceDatabaseUrl, type BaseConfig } from '@platform/config';
-import { closeRedis, createRedis, migrateDatabase, postgresCheck, prismaAdapter, redisCheck, waitForRedis } from '@platform/data';
-import { createServiceApp, type ApiRouter, type HealthCheck, type HealthOptions } from '@platform/http';
+import { closeRedis, createRedis, DependencyUnavailableError, migrateDatabase, postgresCheck, prismaAdapter, redactedUrl, redisCheck, waitForRedis } from '@platform/data';
+import { createServiceApp, unavailableDependency, type ApiRouter, type HealthCheck, type HealthOptions } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
 import { createWorker, TypedQueue, type QueueDefinition, type WorkerOptions } from '@platform/queues';
 import { createLogger, stopTelemetry, type Logger } from '@platform/telemetry';
@@ -140,7 +140,10 @@ export async function startService<S extends z.ZodRawShape, D>(definition: Servi
       );
       const probe = client as unknown as DatabaseClient;
       shutdown.onShutdown('postgres', () => probe.$disconnect(), ShutdownPriority.stores);
-      await probe.$queryRawUnsafe('SELECT 1');
+      await probe.$queryRawUnsafe('SELECT 1').catch((error: unknown) => {
+        // MIGRATE_ON_START=false skips the check that says this in one line; say it here too.
+        throw unavailableDependency(error) ? new DependencyUnavailableError(`PostgreSQL is not reachable at ${redactedUrl(databaseUrl)}`) : error;
+      });
       db = client;
       checks.database = postgresCheck(probe);
     }
