@@ -23,10 +23,14 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 function timedPost(url: URL, payload: Buffer, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode}`))));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -81,10 +85,21 @@ async function main(): Promise<void> {
   const bearer = issuer.bearer(['models:invoke'], { sub: `bench-${Date.now()}` });
   try {
     console.log(`local-models /api/generate overhead over an instant Ollama backend (${ROUNDS} rounds, sequential, keep-alive)\n`);
-    console.log(`${'case'.padEnd(34)} ${'direct p50'.padStart(11)} ${'service p50'.padStart(12)} ${'overhead p50'.padStart(13)} ${'direct p95'.padStart(11)} ${'service p95'.padStart(12)} ${'overhead p95'.padStart(13)}`);
+    console.log(
+      `${'case'.padEnd(34)} ${'direct p50'.padStart(11)} ${'service p50'.padStart(12)} ${'overhead p50'.padStart(13)} ${'direct p95'.padStart(11)} ${'service p95'.padStart(12)} ${'overhead p95'.padStart(13)}`,
+    );
     const rows = [
-      await measure('stream: false (one object)', ollama.url, service.url, bearer, { model: 'llama3.2', prompt: 'one two three four five', stream: false, options: { num_predict: 5 } }),
-      await measure('streamed NDJSON (6 lines)', ollama.url, service.url, bearer, { model: 'llama3.2', prompt: 'one two three four five', options: { num_predict: 5 } }),
+      await measure('stream: false (one object)', ollama.url, service.url, bearer, {
+        model: 'llama3.2',
+        prompt: 'one two three four five',
+        stream: false,
+        options: { num_predict: 5 },
+      }),
+      await measure('streamed NDJSON (6 lines)', ollama.url, service.url, bearer, {
+        model: 'llama3.2',
+        prompt: 'one two three four five',
+        options: { num_predict: 5 },
+      }),
     ];
     let worst = 0;
     for (const row of rows) {

@@ -37,6 +37,8 @@ export const localModelsService = defineService({
     LOCAL_MODELS_DIR: z.string().default('models'),
     LOCAL_MODELS_CONTEXT_SIZE: env.int(4096, { min: 64, max: 262_144 }),
     LOCAL_MODELS_PARALLEL: env.int(2, { min: 1, max: 64 }),
+    /** Requests that may wait for a busy embedded model; more answer 503 with Retry-After. */
+    LOCAL_MODELS_QUEUE: env.int(32, { min: 0, max: 10_000 }),
     LOCAL_MODELS_MAX_LOADED: env.int(2, { min: 1, max: 32 }),
     LOCAL_MODELS_GPU: z.enum(['auto', 'false']).default('auto'),
     /** CPU threads per model context; 0: all math cores. Fewer when the machine is shared (spinning threads slow everyone). */
@@ -56,11 +58,20 @@ export const localModelsService = defineService({
     const { config, logger } = infra;
     const library = new GgufLibrary(path.resolve(config.LOCAL_MODELS_DIR), logger);
     const embedded = new EmbeddedBackend(
-      { contextSize: config.LOCAL_MODELS_CONTEXT_SIZE, parallel: config.LOCAL_MODELS_PARALLEL, maxLoaded: config.LOCAL_MODELS_MAX_LOADED, gpu: config.LOCAL_MODELS_GPU, threads: config.LOCAL_MODELS_THREADS },
+      {
+        contextSize: config.LOCAL_MODELS_CONTEXT_SIZE,
+        parallel: config.LOCAL_MODELS_PARALLEL,
+        queue: config.LOCAL_MODELS_QUEUE,
+        maxLoaded: config.LOCAL_MODELS_MAX_LOADED,
+        gpu: config.LOCAL_MODELS_GPU,
+        threads: config.LOCAL_MODELS_THREADS,
+      },
       logger,
     );
     infra.onShutdown('embedded models', () => embedded.close(), ShutdownPriority.components);
-    const ollama = config.OLLAMA_URL ? new OllamaBackend({ baseUrl: config.OLLAMA_URL, timeoutMs: config.OLLAMA_TIMEOUT * 1000, tagsTtlMs: config.OLLAMA_TAGS_TTL_MS }, logger) : undefined;
+    const ollama = config.OLLAMA_URL
+      ? new OllamaBackend({ baseUrl: config.OLLAMA_URL, timeoutMs: config.OLLAMA_TIMEOUT * 1000, tagsTtlMs: config.OLLAMA_TAGS_TTL_MS }, logger)
+      : undefined;
     if (ollama) infra.onShutdown('ollama connections', () => ollama.close(), ShutdownPriority.components);
     const catalog = new ModelCatalog(library, ollama, logger, embedded);
     const pricing = new Pricing(config.LOCAL_MODELS_PRICES);
@@ -71,7 +82,15 @@ export const localModelsService = defineService({
     const tools = new ToolsService(catalog, inference, pricing);
 
     const api = new ApiRouter(await infra.verifier());
-    const before = [rateLimit({ redis: infra.redis, name: 'local-models', points: config.LOCAL_MODELS_RATE_LIMIT, burst: config.LOCAL_MODELS_RATE_LIMIT_BURST, windowSeconds: 60 })];
+    const before = [
+      rateLimit({
+        redis: infra.redis,
+        name: 'local-models',
+        points: config.LOCAL_MODELS_RATE_LIMIT,
+        burst: config.LOCAL_MODELS_RATE_LIMIT_BURST,
+        windowSeconds: 60,
+      }),
+    ];
     modelRoutes(api, catalog, before, config.LOCAL_MODELS_OLLAMA_VERSION);
     inferenceRoutes(api, inference, before);
     toolRoutes(api, tools, before);
@@ -90,7 +109,12 @@ export const localModelsService = defineService({
         checks: (ollama ? { ollama: () => ollama.ping() } : {}) as Record<string, () => Promise<unknown>>,
         extra: async () => ({
           backends: {
-            embedded: { directory: library.directory, models: (await library.list().catch(() => [])).length, loaded: embedded.loadedVersions.length },
+            embedded: {
+              directory: library.directory,
+              models: (await library.list().catch(() => [])).length,
+              loaded: embedded.loadedVersions.length,
+              ...(await embedded.activity()),
+            },
             ...(ollama && { ollama: { url: ollama.url } }),
           },
         }),

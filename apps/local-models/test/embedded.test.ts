@@ -60,13 +60,23 @@ describe('embedded models (node-llama-cpp over a GGUF file)', () => {
 
   it('streams the same text it answers whole', async () => {
     const body = { model: 'tiny', prompt: 'local model', options: { num_predict: 5, temperature: 0 } };
-    const whole = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ ...body, stream: false });
+    const whole = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ ...body, stream: false });
     const streamed = await request(h.url).post('/api/generate').set('Authorization', h.user).send(body);
-    expect(ndjson(streamed.text).map((line) => line.response).join('')).toBe(whole.body.response);
+    expect(
+      ndjson(streamed.text)
+        .map((line) => line.response)
+        .join(''),
+    ).toBe(whole.body.response);
   });
 
   it('generates raw completions too', async () => {
-    const res = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'hello', raw: true, stream: false, options: { num_predict: 4, temperature: 0 } });
+    const res = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', prompt: 'hello', raw: true, stream: false, options: { num_predict: 4, temperature: 0 } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ done: true, eval_count: 4 });
     // Raw: the prompt's own tokens and BOS, no chat template around them.
@@ -86,19 +96,28 @@ describe('embedded models (node-llama-cpp over a GGUF file)', () => {
       { role: 'assistant', content: 'hello world' },
       { role: 'user', content: 'run the model' },
     ];
-    const streamed = await request(h.url).post('/api/chat').set('Authorization', h.user).send({ model: 'tiny', messages, options: { num_predict: 5, temperature: 0 } });
+    const streamed = await request(h.url)
+      .post('/api/chat')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', messages, options: { num_predict: 5, temperature: 0 } });
     expect(streamed.status).toBe(200);
     const lines = ndjson(streamed.text);
     expect(lines.at(-1)).toMatchObject({ done: true, message: { role: 'assistant', content: '' }, eval_count: 5 });
     expect(lines[0]).toMatchObject({ done: false, message: { role: 'assistant', content: expect.any(String) } });
 
-    const whole = await request(h.url).post('/api/chat').set('Authorization', h.user).send({ model: 'tiny', messages, stream: false, options: { num_predict: 5, temperature: 0 } });
+    const whole = await request(h.url)
+      .post('/api/chat')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', messages, stream: false, options: { num_predict: 5, temperature: 0 } });
     expect(whole.body.message.content).toBe(lines.map((line) => (line.message as { content: string }).content).join(''));
     expect(whole.body.prompt_eval_count).toBeGreaterThan(5);
   });
 
   it('embeds one or many inputs into vectors of the model width', async () => {
-    const res = await request(h.url).post('/api/embed').set('Authorization', h.user).send({ model: 'tiny', input: ['hello world', 'the agent'] });
+    const res = await request(h.url)
+      .post('/api/embed')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', input: ['hello world', 'the agent'] });
     expect(res.status).toBe(200);
     expect(res.body.model).toBe('tiny:latest');
     expect(res.body.embeddings).toHaveLength(2);
@@ -110,26 +129,46 @@ describe('embedded models (node-llama-cpp over a GGUF file)', () => {
   });
 
   it('refuses what an embedded model cannot do, and prompts longer than its context', async () => {
-    const images = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'hi', images: ['aGk='] });
+    const images = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', prompt: 'hi', images: ['aGk='] });
     expect(images.status).toBe(400);
     expect(images.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request', details: { unsupported: ['images'] } });
 
-    const long = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'hello world '.repeat(400), stream: true });
+    const long = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', prompt: 'hello world '.repeat(400), stream: true });
     expect(long.status).toBe(400);
     expect(long.body.error.message).toMatch(/context/);
 
-    const lastNotUser = await request(h.url).post('/api/chat').set('Authorization', h.user).send({ model: 'tiny', messages: [{ role: 'assistant', content: 'hi' }] });
+    const lastNotUser = await request(h.url)
+      .post('/api/chat')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', messages: [{ role: 'assistant', content: 'hi' }] });
     expect(lastNotUser.status).toBe(400);
 
-    const tooLong = await request(h.url).post('/api/embed').set('Authorization', h.user).send({ model: 'tiny', input: 'hello world '.repeat(400), truncate: false });
+    const tooLong = await request(h.url)
+      .post('/api/embed')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', input: 'hello world '.repeat(400), truncate: false });
     expect(tooLong.status).toBe(400);
-    const truncated = await request(h.url).post('/api/embed').set('Authorization', h.user).send({ model: 'tiny', input: 'hello world '.repeat(400) });
+    const truncated = await request(h.url)
+      .post('/api/embed')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', input: 'hello world '.repeat(400) });
     expect(truncated.status).toBe(200);
   });
 
   it('runs concurrent generations on the sequences of one context', async () => {
     const answers = await Promise.all(
-      [1, 2, 3, 4].map(() => request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'the model', stream: false, options: { num_predict: 4, temperature: 0 } })),
+      [1, 2, 3, 4].map(() =>
+        request(h.url)
+          .post('/api/generate')
+          .set('Authorization', h.user)
+          .send({ model: 'tiny', prompt: 'the model', stream: false, options: { num_predict: 4, temperature: 0 } }),
+      ),
     );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect(new Set(answers.map((answer) => answer.body.response)).size).toBe(1);

@@ -25,7 +25,11 @@ describe('the models directory', () => {
   });
 
   it('keeps at most LOCAL_MODELS_MAX_LOADED models in memory, reloading on demand', async () => {
-    const ask = (model: string) => request(h.url).post('/api/generate').set('Authorization', h.user).send({ model, prompt: 'hello', stream: false, options: { num_predict: 3, temperature: 0 } });
+    const ask = (model: string) =>
+      request(h.url)
+        .post('/api/generate')
+        .set('Authorization', h.user)
+        .send({ model, prompt: 'hello', stream: false, options: { num_predict: 3, temperature: 0 } });
     const first = await ask('tiny');
     expect(first.status).toBe(200);
     const other = await ask('other:v2');

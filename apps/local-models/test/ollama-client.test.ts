@@ -1,4 +1,6 @@
+import { eventually } from '@platform/testing';
 import { Ollama } from 'ollama';
+import request from 'supertest';
 import { startHarness, type Harness } from './support/harness';
 
 /** The `ollama` npm client, unchanged, against the service: the bearer token rides in its `headers` option. */
@@ -68,14 +70,19 @@ describe('the rest of the Ollama API the client uses', () => {
   it('shows a GGUF model from its header, and an Ollama model from Ollama', async () => {
     const local = await client.show({ model: 'tiny' });
     expect(local.details).toMatchObject({ format: 'gguf', family: 'llama' });
-    expect(local.model_info).toMatchObject({ 'general.architecture': 'llama', 'llama.embedding_length': 64, 'llama.block_count': 2, 'tokenizer.ggml.model': 'llama' });
+    expect(local.model_info).toMatchObject({
+      'general.architecture': 'llama',
+      'llama.embedding_length': 64,
+      'llama.block_count': 2,
+      'tokenizer.ggml.model': 'llama',
+    });
     expect(local.model_info).not.toHaveProperty(['tokenizer.ggml.tokens']);
     const remote = await client.show({ model: 'llama3.2' });
     expect(remote.template).toBe('{{ .Prompt }}');
     await expect(client.show({ model: 'nope' })).rejects.toMatchObject({ status_code: 404 });
   });
 
-  it('lists the models in memory: the embedded ones once used, and Ollama\'s', async () => {
+  it("lists the models in memory: the embedded ones once used, and Ollama's", async () => {
     const before = await client.ps();
     expect(before.models.map((model) => model.name)).toEqual(['llama3.2:latest']);
     await client.generate({ model: 'tiny', prompt: '' }); // loads it
@@ -92,21 +99,27 @@ describe('the rest of the Ollama API the client uses', () => {
 describe('a client that goes away', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ ollama: false, env: { LOCAL_MODELS_PARALLEL: '1', LOCAL_MODELS_MAX_PREDICT: '200000' } });
+    h = await startHarness({ ollama: false, env: { LOCAL_MODELS_PARALLEL: '1', LOCAL_MODELS_QUEUE: '1', LOCAL_MODELS_MAX_PREDICT: '200000' } });
   });
   afterAll(() => h.stop());
 
   it('stops its generation and frees the model for the next caller', async () => {
     const client = new Ollama({ host: h.url, headers: { Authorization: h.user } });
     const stream = await client.generate({ model: 'tiny', prompt: 'hello', stream: true, options: { num_predict: -1, temperature: 0 } });
-    let parts = 0;
-    const aborted = await (async () => {
-      for await (const part of stream) {
-        expect(part.done).toBe(false);
-        if (++parts === 3) stream.abort();
-      }
-    })().catch((error: Error) => error);
-    expect(aborted).toMatchObject({ name: 'AbortError' });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ done: false });
+
+    // The one sequence is busy: one request may wait for it, the next is refused with 503.
+    const waiting = client.generate({ model: 'tiny', prompt: 'the', options: { num_predict: 2, temperature: 0 } });
+    await eventually(async () => (await request(h.url).get('/health')).body.backends.embedded.waiting === 1);
+    const refused = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'hi', stream: false });
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.body.error).toMatchObject({ code: 'service_unavailable', details: { busy: 'tiny:latest' } });
+
+    stream.abort();
+    await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
+    expect((await waiting).eval_count).toBe(2);
     // With one sequence, this waits for the aborted generation to give it back: had it gone on to its
     // 200,000 tokens, the test would time out.
     const next = await client.generate({ model: 'tiny', prompt: 'hello', options: { num_predict: 2, temperature: 0 } });

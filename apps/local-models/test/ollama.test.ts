@@ -13,7 +13,7 @@ describe('models of an Ollama server', () => {
     h.ollama!.requests.length = 0;
   });
 
-  it('lists Ollama\'s models beside the embedded ones', async () => {
+  it("lists Ollama's models beside the embedded ones", async () => {
     const res = await request(h.url).get('/api/tags').set('Authorization', h.reader);
     expect(res.status).toBe(200);
     expect(res.body.models.map((model: { name: string; backend: string }) => [model.name, model.backend])).toEqual([
@@ -21,7 +21,11 @@ describe('models of an Ollama server', () => {
       ['llama3.2:latest', 'ollama'],
       ['nomic-embed-text:latest', 'ollama'],
     ]);
-    expect(res.body.models[1]).toMatchObject({ size: 1_000_000, digest: expect.stringMatching(/^sha256-/), details: { family: 'llama', quantization_level: 'Q4_K_M' } });
+    expect(res.body.models[1]).toMatchObject({
+      size: 1_000_000,
+      digest: expect.stringMatching(/^sha256-/),
+      details: { family: 'llama', quantization_level: 'Q4_K_M' },
+    });
   });
 
   it('passes a streamed generation through line by line, request unchanged', async () => {
@@ -50,7 +54,10 @@ describe('models of an Ollama server', () => {
     expect(chat.status).toBe(200);
     expect(chat.body.message).toEqual({ role: 'assistant', content: 'echo: ping' });
 
-    const embed = await request(h.url).post('/api/embed').set('Authorization', h.user).send({ model: 'nomic-embed-text', input: ['a b', 'c'] });
+    const embed = await request(h.url)
+      .post('/api/embed')
+      .set('Authorization', h.user)
+      .send({ model: 'nomic-embed-text', input: ['a b', 'c'] });
     expect(embed.status).toBe(200);
     expect(embed.body.embeddings).toEqual([
       [3, 2, 0.5, -0.5],
@@ -78,7 +85,10 @@ describe('models of an Ollama server', () => {
 
   it('turns Ollama failures into 502 upstream_error naming it, and its refusals into 400', async () => {
     await request(h.url).get('/api/tags').set('Authorization', h.reader); // listing cached while Ollama is well
-    const refused = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'llama3.2', prompt: 'hi', options: { temperature: 3 } });
+    const refused = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ model: 'llama3.2', prompt: 'hi', options: { temperature: 3 } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/Ollama refused the request: invalid option temperature/);
 
@@ -97,7 +107,7 @@ describe('models of an Ollama server', () => {
     expect(ready.body.dependencies.ollama).toBe('down');
   });
 
-  it('ends a stream that breaks off with Ollama\'s error line', async () => {
+  it("ends a stream that breaks off with Ollama's error line", async () => {
     h.ollama!.mode = 'break';
     const res = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'llama3.2', prompt: 'one two three' });
     expect(res.status).toBe(200);
@@ -120,7 +130,10 @@ describe('an Ollama server that is down', () => {
     expect(tags.status).toBe(200);
     expect(tags.body.unavailable[0].message).toMatch(/cannot be reached/);
 
-    const embedded = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'hello', stream: false, options: { num_predict: 2 } });
+    const embedded = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', prompt: 'hello', stream: false, options: { num_predict: 2 } });
     expect(embedded.status).toBe(200);
 
     const other = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'llama3.2', prompt: 'hello' });
@@ -145,7 +158,10 @@ describe('an Ollama server that is too slow', () => {
   it('gives up after OLLAMA_TIMEOUT of silence with 502 reason timeout', async () => {
     await request(h.url).get('/api/tags').set('Authorization', h.reader); // known before it slows down
     h.ollama!.delayMs = 1500;
-    const res = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'generate', input: { prompt: 'hi', model: 'llama3.2:latest' } });
+    const res = await request(h.url)
+      .post('/invoke')
+      .set('Authorization', h.user)
+      .send({ tool: 'generate', input: { prompt: 'hi', model: 'llama3.2:latest' } });
     h.ollama!.delayMs = 0;
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 'upstream_error', details: { dependency: 'ollama', reason: 'timeout' } });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fuzzOpenApi } from '@platform/testing';
 import request from 'supertest';
 import { startHarness, type Harness } from './support/harness';
 
@@ -31,7 +32,7 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => h.stop());
 
-  it('documents every local-models endpoint of the spec, and Ollama\'s chat and embed', () => {
+  it("documents every local-models endpoint of the spec, and Ollama's chat and embed", () => {
     const rows = specRows();
     expect(rows.length).toBeGreaterThanOrEqual(5);
     const missing = rows.filter(([method, route]) => route !== '/health' && !doc.paths[route]?.[method.toLowerCase()]);
@@ -46,5 +47,10 @@ describe('the OpenAPI document', () => {
       expect([method, route, res.body?.error?.code]).not.toEqual([method, route, 'route_not_found']);
       expect(res.status).toBeLessThan(500);
     }
+  });
+
+  it('answers malformed requests to every operation with 4xx in the platform shape, never 5xx', async () => {
+    const findings = await fuzzOpenApi(h.service.app, { authorization: h.issuer.bearer(['*']) });
+    expect(findings).toEqual([]);
   });
 });

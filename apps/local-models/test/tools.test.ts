@@ -26,12 +26,20 @@ describe('/tools and /invoke', () => {
       .set('Authorization', h.user)
       .send({ tool: 'generate', input: { prompt: 'hello world', model: 'tiny', options: { num_predict: 5, temperature: 0 } } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ result: { output: expect.any(String), model: 'tiny:latest' }, cost: 0, backend: 'embedded', usage: { completionTokens: 5 } });
+    expect(res.body).toMatchObject({
+      result: { output: expect.any(String), model: 'tiny:latest' },
+      cost: 0,
+      backend: 'embedded',
+      usage: { completionTokens: 5 },
+    });
     expect(res.body.result.output.length).toBeGreaterThan(0);
     expect(res.body.usage.promptTokens).toBeGreaterThan(2);
     expect(res.body.duration).toBeGreaterThan(0);
 
-    const embed = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'embed', input: { prompt: 'hello', model: 'tiny' } });
+    const embed = await request(h.url)
+      .post('/invoke')
+      .set('Authorization', h.user)
+      .send({ tool: 'embed', input: { prompt: 'hello', model: 'tiny' } });
     expect(embed.status).toBe(200);
     expect(embed.body.result.output).toHaveLength(64);
     expect(embed.body.cost).toBe(0);
@@ -40,15 +48,31 @@ describe('/tools and /invoke', () => {
   it('prices an Ollama model from the configured table per 1,000 tokens', async () => {
     h.ollama!.models.push({ name: 'llama3:latest' });
     try {
-      const res = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'chat', input: { prompt: 'one two three four', model: 'llama3', system: 'be brief' } });
+      const res = await request(h.url)
+        .post('/invoke')
+        .set('Authorization', h.user)
+        .send({ tool: 'chat', input: { prompt: 'one two three four', model: 'llama3', system: 'be brief' } });
       expect(res.status).toBe(200);
       // The fake counts words: prompt "be brief one two three four" = 6, answer "echo: be brief one two three four" = 7.
-      expect(res.body).toMatchObject({ result: { output: 'echo: be brief one two three four', model: 'llama3:latest' }, backend: 'ollama', usage: { promptTokens: 6, completionTokens: 7, totalTokens: 13 } });
+      expect(res.body).toMatchObject({
+        result: { output: 'echo: be brief one two three four', model: 'llama3:latest' },
+        backend: 'ollama',
+        usage: { promptTokens: 6, completionTokens: 7, totalTokens: 13 },
+      });
       expect(res.body.cost).toBeCloseTo((6 * 0.5 + 7 * 1.5) / 1000, 10);
       const sent = h.ollama!.requests.filter((call) => call.path === '/api/chat').at(-1);
-      expect(sent?.body).toMatchObject({ stream: false, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'one two three four' }] });
+      expect(sent?.body).toMatchObject({
+        stream: false,
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'one two three four' },
+        ],
+      });
 
-      const generate = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'generate', input: { prompt: 'hi', model: 'llama3:latest' } });
+      const generate = await request(h.url)
+        .post('/invoke')
+        .set('Authorization', h.user)
+        .send({ tool: 'generate', input: { prompt: 'hi', model: 'llama3:latest' } });
       expect(generate.body.result.output).toBe('echo: hi');
       expect(generate.body.cost).toBeCloseTo((1 * 0.5 + 2 * 1.5) / 1000, 10);
     } finally {
@@ -57,15 +81,24 @@ describe('/tools and /invoke', () => {
   });
 
   it('rejects bad input with the validation error, and unknown models with the available ones', async () => {
-    const unknownTool = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'draw', input: { prompt: 'x', model: 'tiny' } });
+    const unknownTool = await request(h.url)
+      .post('/invoke')
+      .set('Authorization', h.user)
+      .send({ tool: 'draw', input: { prompt: 'x', model: 'tiny' } });
     expect(unknownTool.status).toBe(400);
     expect(unknownTool.body.error.details.issues).toEqual([expect.objectContaining({ path: 'body.tool' })]);
 
-    const missing = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'generate', input: { model: 'tiny' } });
+    const missing = await request(h.url)
+      .post('/invoke')
+      .set('Authorization', h.user)
+      .send({ tool: 'generate', input: { model: 'tiny' } });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details.issues).toEqual([expect.objectContaining({ path: 'body.input.prompt' })]);
 
-    const unknownModel = await request(h.url).post('/invoke').set('Authorization', h.user).send({ tool: 'generate', input: { prompt: 'x', model: 'gpt-5' } });
+    const unknownModel = await request(h.url)
+      .post('/invoke')
+      .set('Authorization', h.user)
+      .send({ tool: 'generate', input: { prompt: 'x', model: 'gpt-5' } });
     expect(unknownModel.status).toBe(404);
     expect(unknownModel.body.error.details.available).toEqual(['tiny:latest', 'llama3.2:latest', 'nomic-embed-text:latest']);
   });

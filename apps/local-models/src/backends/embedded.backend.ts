@@ -11,6 +11,8 @@ export interface EmbeddedOptions {
   contextSize: number;
   /** Generations one model runs at once (sequences of its context); more wait their turn. */
   parallel: number;
+  /** Requests that may wait for a model's turn; more are refused with 503. */
+  queue: number;
   /** Models kept in memory; the least recently used idle one is unloaded past it. */
   maxLoaded: number;
   /** `auto` lets llama.cpp pick a GPU when the prebuilt binaries have one; `false` is CPU only. */
@@ -19,9 +21,7 @@ export interface EmbeddedOptions {
   threads: number;
 }
 
-export type EmbeddedInput =
-  | { kind: 'completion'; prompt: string }
-  | { kind: 'chat'; system?: string; history: ChatHistoryItem[]; prompt: string };
+export type EmbeddedInput = { kind: 'completion'; prompt: string } | { kind: 'chat'; system?: string; history: ChatHistoryItem[]; prompt: string };
 
 const EMBEDDING_RESERVED_TOKENS = 4;
 
@@ -64,7 +64,13 @@ export class EmbeddedBackend {
     private readonly logger: Logger,
   ) {}
 
-  async generate(entry: GgufModel, input: EmbeddedInput, params: SamplingParams, onChunk: (text: string) => void, signal: AbortSignal): Promise<GenerationOutcome> {
+  async generate(
+    entry: GgufModel,
+    input: EmbeddedInput,
+    params: SamplingParams,
+    onChunk: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<GenerationOutcome> {
     const started = process.hrtime.bigint();
     const { loaded, loadNs } = await this.acquireModel(entry);
     const release = await loaded.slots.acquire(signal).catch((error: unknown) => {
@@ -77,7 +83,10 @@ export class EmbeddedBackend {
     try {
       const promptTokens = loaded.model.tokenize(input.prompt).length;
       if (promptTokens >= loaded.contextSize) {
-        throw badRequest(`The prompt is ${promptTokens} tokens; the context of ${entry.name} holds ${loaded.contextSize}`, { promptTokens, contextSize: loaded.contextSize });
+        throw badRequest(`The prompt is ${promptTokens} tokens; the context of ${entry.name} holds ${loaded.contextSize}`, {
+          promptTokens,
+          contextSize: loaded.contextSize,
+        });
       }
       const evalStart = process.hrtime.bigint();
       let firstToken: bigint | undefined;
@@ -138,7 +147,10 @@ export class EmbeddedBackend {
     const started = process.hrtime.bigint();
     const { loaded, loadNs } = await this.acquireModel(entry);
     try {
-      loaded.embedding ??= loaded.model.createEmbeddingContext({ contextSize: loaded.contextSize, ...(this.options.threads > 0 && { threads: this.options.threads }) });
+      loaded.embedding ??= loaded.model.createEmbeddingContext({
+        contextSize: loaded.contextSize,
+        ...(this.options.threads > 0 && { threads: this.options.threads }),
+      });
       const context = await loaded.embedding.catch((error: unknown) => {
         loaded.embedding = undefined;
         throw error;
@@ -152,7 +164,8 @@ export class EmbeddedBackend {
           // Room for the BOS/EOS tokens the embedding context adds.
           const room = loaded.contextSize - EMBEDDING_RESERVED_TOKENS;
           if (tokens.length > room) {
-            if (!truncate) throw badRequest(`An input is ${tokens.length} tokens; the context of ${entry.name} embeds at most ${room}`, { contextSize: loaded.contextSize });
+            if (!truncate)
+              throw badRequest(`An input is ${tokens.length} tokens; the context of ${entry.name} embeds at most ${room}`, { contextSize: loaded.contextSize });
             tokens = tokens.slice(0, room);
           }
           promptTokens += tokens.length;
@@ -181,12 +194,24 @@ export class EmbeddedBackend {
     return [...this.loaded.keys()];
   }
 
+  /** Generations running and waiting, over every loaded model (for `/health`). */
+  async activity(): Promise<{ generating: number; waiting: number }> {
+    const all = await this.running();
+    return { generating: all.reduce((sum, model) => sum + model.generating, 0), waiting: all.reduce((sum, model) => sum + model.waiting, 0) };
+  }
+
   /** The models in memory, with the bytes they hold (weights, context and KV cache). */
-  async running(): Promise<Array<{ entry: GgufModel; size: number; lastUsed: number; busy: number }>> {
+  async running(): Promise<Array<{ entry: GgufModel; size: number; lastUsed: number; generating: number; waiting: number }>> {
     const all = await Promise.all([...this.loaded.values()].map((loading) => loading.catch(() => undefined)));
     return all
       .filter((loaded): loaded is Loaded => loaded !== undefined)
-      .map((loaded) => ({ entry: loaded.entry, size: loaded.model.size + loaded.context.stateSize, lastUsed: loaded.lastUsed, busy: loaded.busy }));
+      .map((loaded) => ({
+        entry: loaded.entry,
+        size: loaded.model.size + loaded.context.stateSize,
+        lastUsed: loaded.lastUsed,
+        generating: this.options.parallel - loaded.slots.available,
+        waiting: loaded.slots.queued,
+      }));
   }
 
   async close(): Promise<void> {
@@ -216,7 +241,12 @@ export class EmbeddedBackend {
 
   private async loadModel(entry: GgufModel): Promise<Loaded> {
     const { getLlama, LlamaLogLevel } = await loadLlamaCpp();
-    this.llama ??= getLlama({ gpu: this.options.gpu === 'false' ? false : 'auto', build: 'never', logLevel: LlamaLogLevel.warn, logger: (level, message) => this.llamaLog(level, message) }).catch((error: unknown) => {
+    this.llama ??= getLlama({
+      gpu: this.options.gpu === 'false' ? false : 'auto',
+      build: 'never',
+      logLevel: LlamaLogLevel.warn,
+      logger: (level, message) => this.llamaLog(level, message),
+    }).catch((error: unknown) => {
       this.llama = undefined;
       throw error;
     });
@@ -228,10 +258,25 @@ export class EmbeddedBackend {
     });
     const contextSize = Math.min(this.options.contextSize, model.trainContextSize || this.options.contextSize);
     try {
-      const context = await model.createContext({ contextSize, sequences: this.options.parallel, ...(this.options.threads > 0 && { threads: this.options.threads }) });
+      const context = await model.createContext({
+        contextSize,
+        sequences: this.options.parallel,
+        ...(this.options.threads > 0 && { threads: this.options.threads }),
+      });
       this.logger.info({ model: entry.name, file: entry.file, contextSize, ms: Date.now() - started }, 'embedded model loaded');
       const sequences = Array.from({ length: this.options.parallel }, () => context.getSequence());
-      return { version: entry.version, entry, model, context, contextSize, sequences, slots: new Semaphore(this.options.parallel), embeddingLock: new Semaphore(1), busy: 0, lastUsed: Date.now() };
+      return {
+        version: entry.version,
+        entry,
+        model,
+        context,
+        contextSize,
+        sequences,
+        slots: new Semaphore(this.options.parallel, this.options.queue, entry.name),
+        embeddingLock: new Semaphore(1, this.options.queue, `${entry.name} embeddings`),
+        busy: 0,
+        lastUsed: Date.now(),
+      };
     } catch (error) {
       await model.dispose();
       throw error;

@@ -33,8 +33,23 @@ function flatten(value: unknown, prefix = '', into: Record<string, string | numb
 }
 
 const FILE_TYPES: Record<number, string> = {
-  0: 'F32', 1: 'F16', 2: 'Q4_0', 3: 'Q4_1', 7: 'Q8_0', 8: 'Q5_0', 9: 'Q5_1', 10: 'Q2_K', 11: 'Q3_K_S', 12: 'Q3_K_M',
-  13: 'Q3_K_L', 14: 'Q4_K_S', 15: 'Q4_K_M', 16: 'Q5_K_S', 17: 'Q5_K_M', 18: 'Q6_K', 32: 'BF16',
+  0: 'F32',
+  1: 'F16',
+  2: 'Q4_0',
+  3: 'Q4_1',
+  7: 'Q8_0',
+  8: 'Q5_0',
+  9: 'Q5_1',
+  10: 'Q2_K',
+  11: 'Q3_K_S',
+  12: 'Q3_K_M',
+  13: 'Q3_K_L',
+  14: 'Q4_K_S',
+  15: 'Q4_K_M',
+  16: 'Q5_K_S',
+  17: 'Q5_K_M',
+  18: 'Q6_K',
+  32: 'BF16',
 };
 
 function parameterSize(count: number): string {
@@ -112,9 +127,15 @@ export class GgufLibrary {
 
   private async read(file: string, version: string, size: number, modified: Date): Promise<GgufModel> {
     const { readGgufFileInfo } = await loadLlamaCpp();
-    const info = await readGgufFileInfo(file, { logWarnings: false, ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.scores', 'tokenizer.ggml.token_type', 'tokenizer.ggml.merges'] });
+    const info = await readGgufFileInfo(file, {
+      logWarnings: false,
+      ignoreKeys: ['tokenizer.ggml.tokens', 'tokenizer.ggml.scores', 'tokenizer.ggml.token_type', 'tokenizer.ggml.merges'],
+    });
     const general = info.metadata.general as { architecture?: string; file_type?: number; size_label?: string };
-    const parameters = (info.fullTensorInfo ?? info.tensorInfo ?? []).reduce((sum, tensor) => sum + tensor.dimensions.reduce<number>((product, dim) => product * Number(dim), 1), 0);
+    const parameters = (info.fullTensorInfo ?? info.tensorInfo ?? []).reduce(
+      (sum, tensor) => sum + tensor.dimensions.reduce<number>((product, dim) => product * Number(dim), 1),
+      0,
+    );
     const base = path.basename(file).replace(/\.gguf$/i, '');
     const [stem, tag] = base.includes('@') ? [base.slice(0, base.lastIndexOf('@')), base.slice(base.lastIndexOf('@') + 1)] : [base, 'latest'];
     const name = `${stem.toLowerCase()}:${tag.toLowerCase()}`;

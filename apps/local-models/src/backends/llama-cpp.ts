@@ -18,7 +18,9 @@ const nativeImport = new Function('specifier', 'return import(specifier)') as (s
 function mainContextImport(specifier: string): Promise<unknown> {
   const loader = (vm.constants as unknown as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: symbol } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (!loader) return Promise.reject(new Error('node-llama-cpp cannot be imported here: this Node has no vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER'));
-  const importer = vm.runInThisContext('(specifier) => import(specifier)', { importModuleDynamically: loader as never }) as (specifier: string) => Promise<unknown>;
+  const importer = vm.runInThisContext('(specifier) => import(specifier)', { importModuleDynamically: loader as never }) as (
+    specifier: string,
+  ) => Promise<unknown>;
   return importer(specifier);
 }
 

@@ -158,7 +158,10 @@ export class OllamaBackend {
     if (status === 404) throw notFound(`Ollama does not have it: ${message.slice(0, 500)}`, { dependency: 'ollama' });
     if (status >= 400 && status < 500) {
       // Ollama refused the request itself (bad option, model that cannot do this): the caller's fault.
-      throw new ApiError(status === 413 ? 413 : 400, 'validation_error', 'invalid_request', `Ollama refused the request: ${message.slice(0, 500)}`, { dependency: 'ollama', status });
+      throw new ApiError(status === 413 ? 413 : 400, 'validation_error', 'invalid_request', `Ollama refused the request: ${message.slice(0, 500)}`, {
+        dependency: 'ollama',
+        status,
+      });
     }
     throw upstreamError('ollama', `Ollama answered ${status}: ${message.slice(0, 500)}`, { status });
   }

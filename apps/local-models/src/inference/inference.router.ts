@@ -42,7 +42,7 @@ export function inferenceRoutes(api: ApiRouter, inference: InferenceService, bef
     method: 'post',
     path: '/api/chat',
     summary: 'Answer a conversation (Ollama API)',
-    description: 'Streams NDJSON lines with `message` chunks unless `stream` is false. The last message must be the user\'s.',
+    description: "Streams NDJSON lines with `message` chunks unless `stream` is false. The last message must be the user's.",
     tags: ['Inference'],
     access: INVOKE,
     before,

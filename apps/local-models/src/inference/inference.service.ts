@@ -84,7 +84,13 @@ export class InferenceService {
     private readonly usage: UsageService,
   ) {}
 
-  private recordProxied(caller: Caller, endpoint: string, model: string, started: number, usage: { promptTokens: number; completionTokens: number } | undefined): void {
+  private recordProxied(
+    caller: Caller,
+    endpoint: string,
+    model: string,
+    started: number,
+    usage: { promptTokens: number; completionTokens: number } | undefined,
+  ): void {
     if (!usage) return;
     this.usage.record({ ...caller, endpoint, model, backend: 'ollama', ...usage, durationMs: performance.now() - started, status: 'ok' });
   }
@@ -92,23 +98,45 @@ export class InferenceService {
   async generate(body: localModels.GenerateRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<OneAnswer | undefined> {
     const started = performance.now();
     const model = await this.catalog.resolve(body.model);
-    if (model.backend === 'ollama') return void this.recordProxied(caller, 'generate', model.name, started, await this.ollamaBackend().proxy('/api/generate', body, res, signal));
+    if (model.backend === 'ollama')
+      return void this.recordProxied(caller, 'generate', model.name, started, await this.ollamaBackend().proxy('/api/generate', body, res, signal));
     refuseUnsupported(model.name, { images: body.images, format: body.format, suffix: body.suffix });
     if (!body.prompt) return this.loadOnly(model, body.stream, res, { response: '' });
-    const input: EmbeddedInput = body.raw ? { kind: 'completion', prompt: body.prompt } : { kind: 'chat', system: body.system, history: [], prompt: body.prompt };
-    return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, { caller, endpoint: 'generate' }, (text) => ({ response: text }));
+    const input: EmbeddedInput = body.raw
+      ? { kind: 'completion', prompt: body.prompt }
+      : { kind: 'chat', system: body.system, history: [], prompt: body.prompt };
+    return this.runEmbedded(
+      model,
+      input,
+      samplingFrom(body.options, this.limits.maxPredict),
+      body.stream !== false,
+      res,
+      signal,
+      { caller, endpoint: 'generate' },
+      (text) => ({ response: text }),
+    );
   }
 
   async chat(body: localModels.ChatRequest, res: Response, signal: AbortSignal, caller: Caller): Promise<OneAnswer | undefined> {
     const started = performance.now();
     const model = await this.catalog.resolve(body.model);
-    if (model.backend === 'ollama') return void this.recordProxied(caller, 'chat', model.name, started, await this.ollamaBackend().proxy('/api/chat', body, res, signal));
+    if (model.backend === 'ollama')
+      return void this.recordProxied(caller, 'chat', model.name, started, await this.ollamaBackend().proxy('/api/chat', body, res, signal));
     refuseUnsupported(model.name, { tools: body.tools, format: body.format, images: body.messages.flatMap((message) => message.images ?? []) });
     if (body.messages.length === 0) return this.loadOnly(model, body.stream, res, { message: { role: 'assistant', content: '' } });
     const input = chatInput(model.name, body.messages);
-    return this.runEmbedded(model, input, samplingFrom(body.options, this.limits.maxPredict), body.stream !== false, res, signal, { caller, endpoint: 'chat' }, (text) => ({
-      message: { role: 'assistant', content: text },
-    }));
+    return this.runEmbedded(
+      model,
+      input,
+      samplingFrom(body.options, this.limits.maxPredict),
+      body.stream !== false,
+      res,
+      signal,
+      { caller, endpoint: 'chat' },
+      (text) => ({
+        message: { role: 'assistant', content: text },
+      }),
+    );
   }
 
   async embed(body: localModels.EmbedRequest, signal: AbortSignal, caller: Caller, endpoint = 'embed'): Promise<localModels.EmbedResponse> {
@@ -121,8 +149,23 @@ export class InferenceService {
     }
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     const outcome = await this.embeddedBackend().embed(model.entry, inputs, body.truncate !== false, signal);
-    this.usage.record({ ...caller, endpoint, model: model.name, backend: 'embedded', promptTokens: outcome.promptTokens, completionTokens: 0, durationMs: outcome.totalNs / 1e6, status: 'ok' });
-    return { model: model.name, embeddings: outcome.embeddings, total_duration: outcome.totalNs, load_duration: outcome.loadNs, prompt_eval_count: outcome.promptTokens };
+    this.usage.record({
+      ...caller,
+      endpoint,
+      model: model.name,
+      backend: 'embedded',
+      promptTokens: outcome.promptTokens,
+      completionTokens: 0,
+      durationMs: outcome.totalNs / 1e6,
+      status: 'ok',
+    });
+    return {
+      model: model.name,
+      embeddings: outcome.embeddings,
+      total_duration: outcome.totalNs,
+      load_duration: outcome.loadNs,
+      prompt_eval_count: outcome.promptTokens,
+    };
   }
 
   /** One whole answer for `/invoke`, from either backend, with its token counts. */
@@ -137,31 +180,60 @@ export class InferenceService {
     const model = await this.catalog.resolve(input.model);
     if (tool === 'embed') {
       const answer = await this.embed({ model: input.model, input: input.prompt }, signal, caller, endpoint);
-      return { model: model.name, backend: model.backend, output: answer.embeddings[0] ?? [], promptTokens: answer.prompt_eval_count ?? 0, completionTokens: 0 };
+      return {
+        model: model.name,
+        backend: model.backend,
+        output: answer.embeddings[0] ?? [],
+        promptTokens: answer.prompt_eval_count ?? 0,
+        completionTokens: 0,
+      };
     }
     if (model.backend === 'ollama') {
       const ollama = this.ollamaBackend();
       const answer =
         tool === 'generate'
-          ? await ollama.request<localModels.GenerateResponse>('/api/generate', { model: input.model, prompt: input.prompt, system: input.system, options: input.options, stream: false }, signal)
+          ? await ollama.request<localModels.GenerateResponse>(
+              '/api/generate',
+              { model: input.model, prompt: input.prompt, system: input.system, options: input.options, stream: false },
+              signal,
+            )
           : await ollama.request<localModels.ChatResponse>(
               '/api/chat',
-              { model: input.model, messages: [...(input.system ? [{ role: 'system', content: input.system }] : []), { role: 'user', content: input.prompt }], options: input.options, stream: false },
+              {
+                model: input.model,
+                messages: [...(input.system ? [{ role: 'system', content: input.system }] : []), { role: 'user', content: input.prompt }],
+                options: input.options,
+                stream: false,
+              },
               signal,
             );
-      const output = tool === 'generate' ? String((answer as localModels.GenerateResponse).response ?? '') : String((answer as localModels.ChatResponse).message?.content ?? '');
+      const output =
+        tool === 'generate'
+          ? String((answer as localModels.GenerateResponse).response ?? '')
+          : String((answer as localModels.ChatResponse).message?.content ?? '');
       const usage = { promptTokens: answer.prompt_eval_count ?? 0, completionTokens: answer.eval_count ?? 0 };
       this.recordProxied(caller, endpoint, model.name, started, usage);
       return { model: model.name, backend: 'ollama', output, ...usage };
     }
     const embeddedInput: EmbeddedInput = { kind: 'chat', system: input.system, history: [], prompt: input.prompt };
-    const outcome = await this.embeddedBackend().generate(model.entry, embeddedInput, samplingFrom(input.options, this.limits.maxPredict), () => undefined, signal);
+    const outcome = await this.embeddedBackend().generate(
+      model.entry,
+      embeddedInput,
+      samplingFrom(input.options, this.limits.maxPredict),
+      () => undefined,
+      signal,
+    );
     this.recordEmbedded(caller, endpoint, model.name, outcome);
     return { model: model.name, backend: 'embedded', output: outcome.text, promptTokens: outcome.promptTokens, completionTokens: outcome.evalTokens };
   }
 
   /** Ollama answers an empty prompt by loading the model: `done_reason: load`. */
-  private async loadOnly<T extends object>(model: ResolvedModel & { backend: 'embedded' }, stream: boolean | undefined, res: Response, empty: T): Promise<OneAnswer | undefined> {
+  private async loadOnly<T extends object>(
+    model: ResolvedModel & { backend: 'embedded' },
+    stream: boolean | undefined,
+    res: Response,
+    empty: T,
+  ): Promise<OneAnswer | undefined> {
     const loadNs = await this.embeddedBackend().load(model.entry);
     const answer = { model: model.name, created_at: now(), ...empty, done: true, done_reason: 'load', load_duration: loadNs, total_duration: loadNs };
     if (stream === false) return answer;
@@ -200,7 +272,14 @@ export class InferenceService {
       return void stream.fail((error as Error).message);
     }
     if (sampling.maxTokens > 0) this.recordEmbedded(call.caller, call.endpoint, model.name, outcome);
-    const final = { model: model.name, created_at: now(), ...content(streaming ? '' : outcome.text), done: true, done_reason: outcome.doneReason, ...timings(outcome) };
+    const final = {
+      model: model.name,
+      created_at: now(),
+      ...content(streaming ? '' : outcome.text),
+      done: true,
+      done_reason: outcome.doneReason,
+      ...timings(outcome),
+    };
     if (!streaming) return final;
     if (!res.writableEnded) stream.end(final);
     return undefined;

@@ -8,10 +8,12 @@ const TagsBody = localModels.TagsResponse.extend({
   unavailable: z.array(z.object({ backend: z.literal('ollama'), message: z.string() })).optional(),
 });
 
-const ShowRequest = z.looseObject({ model: z.string().min(1).max(200).optional(), name: z.string().min(1).max(200).optional() }).refine((body) => body.model ?? body.name, {
-  message: 'model is required',
-  path: ['model'],
-});
+const ShowRequest = z
+  .looseObject({ model: z.string().min(1).max(200).optional(), name: z.string().min(1).max(200).optional() })
+  .refine((body) => body.model ?? body.name, {
+    message: 'model is required',
+    path: ['model'],
+  });
 
 export function modelRoutes(api: ApiRouter, catalog: ModelCatalog, before: RequestHandler[], ollamaApiVersion: string): void {
   api.route({
@@ -34,12 +36,15 @@ export function modelRoutes(api: ApiRouter, catalog: ModelCatalog, before: Reque
     method: 'post',
     path: '/api/show',
     summary: 'Details of one model (Ollama API)',
-    description: 'For a GGUF file: its details, header metadata (`model_info`) and chat template; for an Ollama model: Ollama\'s answer.',
+    description: "For a GGUF file: its details, header metadata (`model_info`) and chat template; for an Ollama model: Ollama's answer.",
     tags: ['Models'],
     access: { permission: 'models:read' },
     before,
     body: ShowRequest,
-    responses: { 200: { description: 'The model', schema: z.looseObject({ details: localModels.ModelDetails, backend: localModels.ModelBackend }) }, 404: { description: 'Unknown model' } },
+    responses: {
+      200: { description: 'The model', schema: z.looseObject({ details: localModels.ModelDetails, backend: localModels.ModelBackend }) },
+      404: { description: 'Unknown model' },
+    },
     handler: (req) => catalog.show((req.valid.body.model ?? req.valid.body.name)!),
   });
 

@@ -7,7 +7,10 @@ export interface Price {
 }
 
 const PriceValue = z.union([
-  z.number().min(0).transform((both) => ({ input: both, output: both })),
+  z
+    .number()
+    .min(0)
+    .transform((both) => ({ input: both, output: both })),
   z.object({ input: z.number().min(0), output: z.number().min(0) }).strict(),
 ]);
 

@@ -20,7 +20,8 @@ export function toolRoutes(api: ApiRouter, tools: ToolsService, before: RequestH
     method: 'post',
     path: '/invoke',
     summary: 'Run one tool on one model',
-    description: '`result.output` is the text (generate, chat) or the vector (embed); `cost` comes from LOCAL_MODELS_PRICES (0 for embedded models); `duration` is in milliseconds.',
+    description:
+      '`result.output` is the text (generate, chat) or the vector (embed); `cost` comes from LOCAL_MODELS_PRICES (0 for embedded models); `duration` is in milliseconds.',
     tags: ['Tools'],
     access: { permission: 'models:invoke' },
     before,

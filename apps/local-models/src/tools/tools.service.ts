@@ -7,7 +7,7 @@ import type { Pricing } from './pricing';
 const inputSchema = z.toJSONSchema(localModels.InvokeRequest.shape.input, { io: 'input' }) as Record<string, unknown>;
 
 const TOOLS: localModels.ToolsResponse['tools'] = [
-  { name: 'generate', description: 'Completes a prompt (with the model\'s chat template); output is the text.', inputSchema },
+  { name: 'generate', description: "Completes a prompt (with the model's chat template); output is the text.", inputSchema },
   { name: 'chat', description: 'Answers the prompt as one user message of a chat, after an optional system message; output is the text.', inputSchema },
   { name: 'embed', description: 'Embeds the prompt; output is the vector.', inputSchema },
 ];
@@ -35,7 +35,11 @@ export class ToolsService {
       result: { output: completion.output, model: completion.model },
       cost: this.pricing.cost(completion.model, completion.backend, completion.promptTokens, completion.completionTokens),
       duration: Math.round((performance.now() - started) * 1000) / 1000,
-      usage: { promptTokens: completion.promptTokens, completionTokens: completion.completionTokens, totalTokens: completion.promptTokens + completion.completionTokens },
+      usage: {
+        promptTokens: completion.promptTokens,
+        completionTokens: completion.completionTokens,
+        totalTokens: completion.promptTokens + completion.completionTokens,
+      },
       backend: completion.backend,
     };
   }

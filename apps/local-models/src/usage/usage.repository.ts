@@ -32,7 +32,13 @@ export class UsageRepository {
       this.db.usageRecord.findMany({ where, orderBy: [{ at: 'desc' }, { id: 'desc' }], take: limit, skip: offset }),
       this.db.usageRecord.count({ where }),
       this.db.usageRecord.aggregate({ where, _sum: { promptTokens: true, completionTokens: true, cost: true } }),
-      this.db.usageRecord.groupBy({ by: ['model'], where, _count: { _all: true }, _sum: { promptTokens: true, completionTokens: true, cost: true }, orderBy: { model: 'asc' } }),
+      this.db.usageRecord.groupBy({
+        by: ['model'],
+        where,
+        _count: { _all: true },
+        _sum: { promptTokens: true, completionTokens: true, cost: true },
+        orderBy: { model: 'asc' },
+      }),
     ]);
     return { items, total, totals, byModel };
   }

@@ -10,7 +10,7 @@ export function usageRoutes(api: ApiRouter, usage: UsageService, before: Request
     path: '/usage',
     summary: 'Model calls with their tokens and cost',
     description:
-      'Newest first, paged, with totals and per-model sums over the whole filter. A caller sees their own calls; `models:admin` sees everyone\'s and may filter by `subject`. Records are written in batches, within about a second of the call.',
+      "Newest first, paged, with totals and per-model sums over the whole filter. A caller sees their own calls; `models:admin` sees everyone's and may filter by `subject`. Records are written in batches, within about a second of the call.",
     tags: ['Usage'],
     access: { permission: 'models:read' },
     before,

@@ -102,7 +102,12 @@ export class UsageService {
       total,
       limit: query.limit,
       offset: query.offset,
-      totals: { calls: total, promptTokens: totals._sum.promptTokens ?? 0, completionTokens: totals._sum.completionTokens ?? 0, cost: roundCost(totals._sum.cost ?? 0) },
+      totals: {
+        calls: total,
+        promptTokens: totals._sum.promptTokens ?? 0,
+        completionTokens: totals._sum.completionTokens ?? 0,
+        cost: roundCost(totals._sum.cost ?? 0),
+      },
       byModel: byModel.map((row) => ({
         model: row.model,
         calls: row._count._all,

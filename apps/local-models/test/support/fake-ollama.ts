@@ -69,11 +69,32 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
     }
     if (req.method === 'GET' && path === '/api/ps') {
       const [first] = fake.models;
-      return json(res, 200, { models: first ? [{ name: first.name, model: first.name, size: 2_000_000, digest: 'sha256-ps', details: { family: 'llama' }, expires_at: '2026-11-23T12:00:00Z', size_vram: 2_000_000 }] : [] });
+      return json(res, 200, {
+        models: first
+          ? [
+              {
+                name: first.name,
+                model: first.name,
+                size: 2_000_000,
+                digest: 'sha256-ps',
+                details: { family: 'llama' },
+                expires_at: '2026-11-23T12:00:00Z',
+                size_vram: 2_000_000,
+              },
+            ]
+          : [],
+      });
     }
     if (req.method === 'POST' && path === '/api/show') {
       if (!body || !known(body.model)) return json(res, 404, { error: `model '${String(body?.model)}' not found` });
-      return json(res, 200, { modelfile: '# fake', parameters: 'temperature 0.7', template: '{{ .Prompt }}', details: { format: 'gguf', family: 'llama' }, model_info: { 'general.architecture': 'llama' }, capabilities: ['completion'] });
+      return json(res, 200, {
+        modelfile: '# fake',
+        parameters: 'temperature 0.7',
+        template: '{{ .Prompt }}',
+        details: { format: 'gguf', family: 'llama' },
+        model_info: { 'general.architecture': 'llama' },
+        capabilities: ['completion'],
+      });
     }
     if (req.method !== 'POST' || !['/api/generate', '/api/chat', '/api/embed'].includes(path)) return json(res, 404, { error: '404 page not found' });
     if (!body || !known(body.model)) return json(res, 404, { error: `model '${String(body?.model)}' not found` });
@@ -85,10 +106,17 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
 
     if (path === '/api/embed') {
       const inputs = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
-      return json(res, 200, { model, embeddings: inputs.map((input) => [input.length, words(input).length, 0.5, -0.5]), total_duration: 1000, load_duration: 0, prompt_eval_count: inputs.reduce((sum, input) => sum + words(input).length, 0) });
+      return json(res, 200, {
+        model,
+        embeddings: inputs.map((input) => [input.length, words(input).length, 0.5, -0.5]),
+        total_duration: 1000,
+        load_duration: 0,
+        prompt_eval_count: inputs.reduce((sum, input) => sum + words(input).length, 0),
+      });
     }
 
-    const prompt = path === '/api/generate' ? String(body.prompt ?? '') : ((body.messages ?? []) as Array<{ content: string }>).map((message) => message.content).join(' ');
+    const prompt =
+      path === '/api/generate' ? String(body.prompt ?? '') : ((body.messages ?? []) as Array<{ content: string }>).map((message) => message.content).join(' ');
     const answer = words(`echo: ${prompt}`).slice(0, options.num_predict && options.num_predict > 0 ? options.num_predict : undefined);
     const chunk = (text: string) => (path === '/api/generate' ? { response: text } : { message: { role: 'assistant', content: text } });
     const final = {
@@ -118,9 +146,10 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.stop = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  fake.stop = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return fake;
 }

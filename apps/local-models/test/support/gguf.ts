@@ -186,7 +186,7 @@ function vocabulary() {
     scores.push(0);
   }
   const pieces = new Set<string>(['▁']);
-  for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,!?\'-:') pieces.add(c);
+  for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,!?'-:") pieces.add(c);
   for (const word of WORDS) {
     for (let end = 2; end <= word.length; end++) pieces.add(word.slice(0, end));
     pieces.add(`▁${word}`);
