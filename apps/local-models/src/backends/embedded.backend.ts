@@ -48,6 +48,8 @@ interface Loaded {
   embedding?: Promise<LlamaEmbeddingContext>;
   embeddingLock: Semaphore;
   busy: number;
+  /** Set (synchronously) when chosen for unloading: a request that got it just then loads it again. */
+  evicted?: boolean;
   lastUsed: number;
 }
 
@@ -58,6 +60,8 @@ interface Loaded {
 export class EmbeddedBackend {
   private llama?: Promise<Llama>;
   private loaded = new Map<string, Promise<Loaded>>();
+  /** The loads that finished (what eviction chooses from; a pending load is never waited for). */
+  private ready = new Map<string, Loaded>();
 
   constructor(
     private readonly options: EmbeddedOptions,
@@ -191,7 +195,7 @@ export class EmbeddedBackend {
 
   /** Names of the models in memory. */
   get loadedVersions(): string[] {
-    return [...this.loaded.keys()];
+    return [...this.ready.keys()];
   }
 
   /** Generations running and waiting, over every loaded model (for `/health`). */
@@ -202,21 +206,19 @@ export class EmbeddedBackend {
 
   /** The models in memory, with the bytes they hold (weights, context and KV cache). */
   async running(): Promise<Array<{ entry: GgufModel; size: number; lastUsed: number; generating: number; waiting: number }>> {
-    const all = await Promise.all([...this.loaded.values()].map((loading) => loading.catch(() => undefined)));
-    return all
-      .filter((loaded): loaded is Loaded => loaded !== undefined)
-      .map((loaded) => ({
-        entry: loaded.entry,
-        size: loaded.model.size + loaded.context.stateSize,
-        lastUsed: loaded.lastUsed,
-        generating: this.options.parallel - loaded.slots.available,
-        waiting: loaded.slots.queued,
-      }));
+    return [...this.ready.values()].map((loaded) => ({
+      entry: loaded.entry,
+      size: loaded.model.size + loaded.context.stateSize,
+      lastUsed: loaded.lastUsed,
+      generating: this.options.parallel - loaded.slots.available,
+      waiting: loaded.slots.queued,
+    }));
   }
 
   async close(): Promise<void> {
     const all = [...this.loaded.values()];
     this.loaded.clear();
+    this.ready.clear();
     await Promise.allSettled(all.map(async (loading) => this.unload(await loading)));
     if (this.llama) await (await this.llama).dispose();
     this.llama = undefined;
@@ -228,12 +230,15 @@ export class EmbeddedBackend {
     let loading = this.loaded.get(entry.version);
     const wasLoaded = loading !== undefined;
     if (!loading) {
-      await this.evictIdle(entry.file);
-      loading = this.loadModel(entry);
+      // In the map before the first await, so concurrent first requests share one load.
+      loading = this.evictIdle(entry)
+        .then(() => this.loadModel(entry))
+        .then((loaded) => (this.ready.set(entry.version, loaded), loaded));
       this.loaded.set(entry.version, loading);
       loading.catch(() => this.loaded.delete(entry.version));
     }
     const loaded = await loading;
+    if (loaded.evicted) return this.acquireModel(entry);
     loaded.busy++;
     loaded.lastUsed = Date.now();
     return { loaded, loadNs: wasLoaded ? 0 : nanoseconds(started) };
@@ -284,17 +289,15 @@ export class EmbeddedBackend {
   }
 
   /** Makes room for one more model: unloads idle models beyond `maxLoaded - 1`, and older versions of the same file. */
-  private async evictIdle(file: string): Promise<void> {
-    const settled: Loaded[] = [];
-    for (const loading of this.loaded.values()) {
-      const loaded = await loading.catch(() => undefined);
-      if (loaded) settled.push(loaded);
-    }
+  private async evictIdle({ file, version }: GgufModel): Promise<void> {
+    const settled = [...this.ready.values()].filter((loaded) => loaded.version !== version);
     const stale = settled.filter((loaded) => loaded.version.startsWith(`${file}:`) && loaded.busy === 0);
     const idle = settled.filter((loaded) => loaded.busy === 0 && !stale.includes(loaded)).sort((a, b) => a.lastUsed - b.lastUsed);
     const excess = Math.max(0, settled.length - stale.length - (this.options.maxLoaded - 1));
     for (const loaded of [...stale, ...idle.slice(0, excess)]) {
+      loaded.evicted = true;
       this.loaded.delete(loaded.version);
+      this.ready.delete(loaded.version);
       await this.unload(loaded);
     }
   }
