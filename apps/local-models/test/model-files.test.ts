@@ -42,6 +42,22 @@ describe('the models directory', () => {
     expect(health.body.backends.embedded).toMatchObject({ models: 2, loaded: 1 });
   });
 
+  it('loads a model once for concurrent first requests', async () => {
+    writeTinyLlama(path.join(h.modelsDir, 'third.gguf'), { seed: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        request(h.url)
+          .post('/api/generate')
+          .set('Authorization', h.user)
+          .send({ model: 'third', prompt: 'hello', stream: false, options: { num_predict: 2, temperature: 0 } }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    const running = await request(h.url).get('/api/ps').set('Authorization', h.reader);
+    expect(running.body.models.map((model: { name: string }) => model.name)).toEqual(['third:latest']);
+  });
+
   it('answers 503 for a file whose header reads but whose weights do not load', async () => {
     const good = path.join(h.modelsDir, 'tiny.gguf');
     const cut = path.join(h.modelsDir, 'cut.gguf');
