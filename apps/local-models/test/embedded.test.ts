@@ -128,6 +128,32 @@ describe('embedded models (node-llama-cpp over a GGUF file)', () => {
     expect(single.body.embeddings).toEqual([res.body.embeddings[0]]);
   });
 
+  it('keeps the answer to JSON, or to a JSON schema, with format', async () => {
+    const json = await request(h.url)
+      .post('/api/generate')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', prompt: 'hello', format: 'json', stream: false, options: { num_predict: 30, temperature: 0 } });
+    expect(json.status).toBe(200);
+    expect(json.body.response).toMatch(/^\s*[{[]/);
+
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+    const shaped = await request(h.url)
+      .post('/api/chat')
+      .set('Authorization', h.user)
+      .send({ model: 'tiny', messages: [{ role: 'user', content: 'hello' }], format: schema, stream: false, options: { num_predict: 30, temperature: 0 } });
+    expect(shaped.status).toBe(200);
+    expect(shaped.body.message.content).toMatch(/^\s*\{\s*"answer"\s*:\s*"/);
+
+    // llama.cpp reads odd schemas leniently (unknown parts as "any"); they never fail the server.
+    for (const odd of [{ type: 'object', properties: 'oops' }, { $ref: '#/$defs/missing' }, { type: 'nonsense' }]) {
+      const res = await request(h.url)
+        .post('/api/generate')
+        .set('Authorization', h.user)
+        .send({ model: 'tiny', prompt: 'hello', format: odd, stream: false, options: { num_predict: 5 } });
+      expect([JSON.stringify(odd), res.status < 500]).toEqual([JSON.stringify(odd), true]);
+    }
+  });
+
   it('refuses what an embedded model cannot do, and prompts longer than its context', async () => {
     const images = await request(h.url)
       .post('/api/generate')

@@ -17,6 +17,8 @@ export interface SamplingParams {
   minP?: number;
   repeatPenalty?: number;
   stop?: string[];
+  /** Ollama's `format`: `json`, or a JSON schema the answer must follow (a grammar constrains sampling). */
+  format?: 'json' | Record<string, unknown>;
 }
 
 /** What one generation did, with real token counts and timings in nanoseconds (Ollama's unit). */

@@ -92,6 +92,7 @@ export class EmbeddedBackend {
           contextSize: loaded.contextSize,
         });
       }
+      const grammar = params.format === undefined ? undefined : await this.grammarFor(params.format);
       const evalStart = process.hrtime.bigint();
       let firstToken: bigint | undefined;
       const sampling = {
@@ -103,6 +104,7 @@ export class EmbeddedBackend {
         minP: params.minP,
         repeatPenalty: params.repeatPenalty === undefined ? undefined : { penalty: params.repeatPenalty },
         customStopTriggers: params.stop,
+        grammar,
         signal,
         stopOnAbortSignal: true,
         onToken: (_tokens: Token[]) => (firstToken ??= process.hrtime.bigint()),
@@ -299,6 +301,17 @@ export class EmbeddedBackend {
       this.loaded.delete(loaded.version);
       this.ready.delete(loaded.version);
       await this.unload(loaded);
+    }
+  }
+
+  /** A grammar that keeps sampling to JSON, or to a JSON schema; a schema llama.cpp cannot express is a 400. */
+  private async grammarFor(format: 'json' | Record<string, unknown>) {
+    const llama = await this.llama!;
+    if (format === 'json') return llama.getGrammarFor('json');
+    try {
+      return await llama.createGrammarForJsonSchema(format as never);
+    } catch (error) {
+      throw badRequest(`The format schema cannot be turned into a grammar: ${(error as Error).message}`, { field: 'format' });
     }
   }
 

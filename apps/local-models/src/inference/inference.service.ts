@@ -100,7 +100,7 @@ export class InferenceService {
     const model = await this.catalog.resolve(body.model);
     if (model.backend === 'ollama')
       return void this.recordProxied(caller, 'generate', model.name, started, await this.ollamaBackend().proxy('/api/generate', body, res, signal));
-    refuseUnsupported(model.name, { images: body.images, format: body.format, suffix: body.suffix });
+    refuseUnsupported(model.name, { images: body.images, suffix: body.suffix });
     if (!body.prompt) return this.loadOnly(model, body.stream, res, { response: '' });
     const input: EmbeddedInput = body.raw
       ? { kind: 'completion', prompt: body.prompt }
@@ -108,7 +108,7 @@ export class InferenceService {
     return this.runEmbedded(
       model,
       input,
-      samplingFrom(body.options, this.limits.maxPredict),
+      { ...samplingFrom(body.options, this.limits.maxPredict), format: body.format },
       body.stream !== false,
       res,
       signal,
@@ -122,13 +122,13 @@ export class InferenceService {
     const model = await this.catalog.resolve(body.model);
     if (model.backend === 'ollama')
       return void this.recordProxied(caller, 'chat', model.name, started, await this.ollamaBackend().proxy('/api/chat', body, res, signal));
-    refuseUnsupported(model.name, { tools: body.tools, format: body.format, images: body.messages.flatMap((message) => message.images ?? []) });
+    refuseUnsupported(model.name, { tools: body.tools, images: body.messages.flatMap((message) => message.images ?? []) });
     if (body.messages.length === 0) return this.loadOnly(model, body.stream, res, { message: { role: 'assistant', content: '' } });
     const input = chatInput(model.name, body.messages);
     return this.runEmbedded(
       model,
       input,
-      samplingFrom(body.options, this.limits.maxPredict),
+      { ...samplingFrom(body.options, this.limits.maxPredict), format: body.format },
       body.stream !== false,
       res,
       signal,
