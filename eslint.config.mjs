@@ -35,7 +35,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/generated/**'],
+              group: ['**/generated/prisma', '**/generated/prisma/**'],
               message: 'Only <resource>.repository.ts files and src/database.ts import the generated Prisma client; go through a repository.',
             },
           ],
