@@ -44,6 +44,11 @@ export const workersService = defineService({
   port: 3003,
   openapi: { title: 'Workers API', description: 'Durable DAGs of http, agent and database steps on BullMQ, with Postgres as the record of truth.' },
   config: {
+    /** The BullMQ queue of step jobs; API and workers of one deployment share it, separate pools use separate ones. */
+    WORKERS_QUEUE: z
+      .string()
+      .regex(/^workers\.[a-z0-9._-]{1,100}$/, 'workers.<name>')
+      .default('workers.steps'),
     /** Step attempts one worker process runs at once. */
     WORKERS_CONCURRENCY: env.int(32, { min: 1, max: 1000 }),
     /** How long a step's lease lasts without renewal; a dead worker's steps are orphans after it. */
@@ -70,9 +75,10 @@ export const workersService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, db, logger } = infra;
-    const engine = new EngineRepository(db);
-    const control = new ControlRepository(db);
-    const dispatcher = new StepDispatcher(infra.queues.producer(stepQueue));
+    const engine = new EngineRepository(db, config.WORKERS_QUEUE);
+    const queue = stepQueue(config.WORKERS_QUEUE);
+    const control = new ControlRepository(db, config.WORKERS_QUEUE);
+    const dispatcher = new StepDispatcher(infra.queues.producer(queue));
     const cancels = new CancelBus(infra.redis, logger);
     const datasources = new Datasources(config.WORKERS_DATASOURCES, config.DATABASE_URL);
     infra.onShutdown('datasources', () => datasources.close(), ShutdownPriority.stores - 1);
@@ -88,7 +94,7 @@ export const workersService = defineService({
       });
       await cancels.listen();
       infra.onShutdown('cancel bus', () => cancels.close(), ShutdownPriority.components);
-      infra.queues.process(stepQueue, (payload) => executor.process(payload.taskId, payload.attempt), { concurrency: config.WORKERS_CONCURRENCY });
+      infra.queues.process(queue, (payload) => executor.process(payload.taskId, payload.attempt), { concurrency: config.WORKERS_CONCURRENCY });
       await workersRepository.register({ id: workerId, host: hostname(), pid: process.pid, concurrency: config.WORKERS_CONCURRENCY, taskTypes: ['http', 'agent', 'database'] });
       const heartbeat = setInterval(() => {
         workersRepository.heartbeat(workerId, cancels.active).catch((error) => logger.warn({ err: error }, 'heartbeat failed'));
@@ -99,7 +105,7 @@ export const workersService = defineService({
         dispatcher,
         infra.redis,
         logger,
-        { intervalMs: config.WORKERS_REAPER_INTERVAL_MS, watchdogMs: config.WORKERS_WATCHDOG_MS, requeueAfterMs: config.WORKERS_REQUEUE_AFTER_MS },
+        { intervalMs: config.WORKERS_REAPER_INTERVAL_MS, watchdogMs: config.WORKERS_WATCHDOG_MS, requeueAfterMs: config.WORKERS_REQUEUE_AFTER_MS, queue: config.WORKERS_QUEUE },
         workerId,
       );
       reaper.start();

@@ -9,6 +9,9 @@ export const ALL = ['workflows:read', 'workflows:write', 'workflows:admin', 'wor
 
 export type Service = StartedService<unknown, unknown>;
 
+/** A queue of its own per test file, so that files running at once never take each other's steps. */
+export const testQueue = `workers.test-${uniqueName('q')}`;
+
 /** Starts the workers service in this process against the real Postgres and Redis. */
 export async function startWorkers(issuer: TestIssuer, env: Record<string, string> = {}): Promise<Service> {
   return (await startService(workersService, {
@@ -20,6 +23,7 @@ export async function startWorkers(issuer: TestIssuer, env: Record<string, strin
       WORKERS_REAPER_INTERVAL_MS: '500',
       WORKERS_HEARTBEAT_MS: '500',
       WORKERS_LEASE_MS: '3000',
+      WORKERS_QUEUE: testQueue,
       ...env,
     },
     verifier: issuer.verifier(),

@@ -1,16 +1,26 @@
 import type { Db } from '../database';
 
-/** Service-wide switches kept in Postgres, so that every API replica sees the same answer. */
+/**
+ * Service-wide switches kept in Postgres, so that every API replica sees the same answer. The
+ * pause belongs to one deployment: its queue (WORKERS_QUEUE).
+ */
 export class ControlRepository {
-  constructor(private readonly db: Db) {}
+  private readonly pauseKey: string;
+
+  constructor(
+    private readonly db: Db,
+    queue: string,
+  ) {
+    this.pauseKey = `paused:${queue}`;
+  }
 
   async paused(): Promise<{ paused: boolean; changedAt: Date }> {
-    const row = await this.db.setting.findUnique({ where: { key: 'paused' } });
+    const row = await this.db.setting.findUnique({ where: { key: this.pauseKey } });
     return { paused: row?.value === true, changedAt: row?.updatedAt ?? new Date(0) };
   }
 
   async setPaused(paused: boolean): Promise<{ paused: boolean; changedAt: Date }> {
-    const row = await this.db.setting.upsert({ where: { key: 'paused' }, create: { key: 'paused', value: paused }, update: { value: paused } });
+    const row = await this.db.setting.upsert({ where: { key: this.pauseKey }, create: { key: this.pauseKey, value: paused }, update: { value: paused } });
     return { paused, changedAt: row.updatedAt };
   }
 

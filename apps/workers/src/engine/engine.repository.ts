@@ -46,7 +46,11 @@ const TERMINAL_RUN = ['completed', 'failed', 'cancelled'];
  * states are only left through the operator's explicit retry.
  */
 export class EngineRepository {
-  constructor(private readonly db: Db) {}
+  /** `queue`: this deployment's WORKERS_QUEUE; its runs are the ones recovered and watched here. */
+  constructor(
+    private readonly db: Db,
+    private readonly queue: string,
+  ) {}
 
   /** Creates a run and its steps; the steps without dependencies are queued at once. */
   async createRun(input: {
@@ -86,6 +90,7 @@ export class EngineRepository {
           version: input.version,
           input: input.runInput as object,
           traceId: input.traceId,
+          queue: this.queue,
           createdBy: input.createdBy,
         },
       });
@@ -318,7 +323,7 @@ export class EngineRepository {
       WITH recovered AS (
         UPDATE steps s SET state = 'queued', attempt = s.attempt + 1, "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "queuedAt" = now(), "availableAt" = now()
         FROM runs r
-        WHERE s.state = 'running' AND s."leaseExpiresAt" < now() AND r.id = s."runId" AND r.state = 'running'
+        WHERE s.state = 'running' AND s."leaseExpiresAt" < now() AND r.id = s."runId" AND r.state = 'running' AND r.queue = ${this.queue}
           AND (${runId ?? null}::uuid IS NULL OR s."runId" = ${runId ?? null}::uuid)
         RETURNING s.id, s.attempt, s."runId", s."stepId"
       ), lost AS (
@@ -334,7 +339,7 @@ export class EngineRepository {
   async orphaned(limit: number, offset: number) {
     const runs = await this.db.$queryRaw<Array<{ id: string; total: number }>>`
       SELECT r.id, count(*) OVER ()::int AS total FROM runs r
-      WHERE r.state = 'running' AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())
+      WHERE r.state = 'running' AND r.queue = ${this.queue} AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())
       ORDER BY r."createdAt" LIMIT ${limit}::int OFFSET ${offset}::int`;
     const ids = runs.map((run) => run.id);
     const [details, steps] = await Promise.all([
@@ -346,7 +351,7 @@ export class EngineRepository {
 
   private async countOrphaned() {
     const [row] = await this.db.$queryRaw<Array<{ total: number }>>`
-      SELECT count(*)::int AS total FROM runs r WHERE r.state = 'running' AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())`;
+      SELECT count(*)::int AS total FROM runs r WHERE r.state = 'running' AND r.queue = ${this.queue} AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())`;
     return row?.total ?? 0;
   }
 
@@ -354,7 +359,7 @@ export class EngineRepository {
   stuckQueued(olderThanMs: number, limit = 500) {
     return this.db.$queryRaw<StepJob[]>`
       SELECT s.id AS "taskId", s.attempt FROM steps s JOIN runs r ON r.id = s."runId"
-      WHERE s.state = 'queued' AND s."availableAt" < now() - (${olderThanMs}::int * interval '1 millisecond') AND r.state IN ('pending', 'running')
+      WHERE s.state = 'queued' AND s."availableAt" < now() - (${olderThanMs}::int * interval '1 millisecond') AND r.state IN ('pending', 'running') AND r.queue = ${this.queue}
       LIMIT ${limit}::int`;
   }
 
@@ -365,7 +370,7 @@ export class EngineRepository {
   async failStalled(idleMs: number): Promise<string[]> {
     const stalled = await this.db.$queryRaw<Array<{ id: string }>>`
       SELECT r.id FROM runs r
-      WHERE r.state IN ('pending', 'running') AND r."lastProgressAt" < now() - (${idleMs}::int * interval '1 millisecond')
+      WHERE r.state IN ('pending', 'running') AND r.queue = ${this.queue} AND r."lastProgressAt" < now() - (${idleMs}::int * interval '1 millisecond')
         AND NOT EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND ((s.state = 'running' AND s."leaseExpiresAt" > now()) OR (s.state = 'queued' AND s."availableAt" > now())))
       LIMIT 100`;
     const ended: string[] = [];

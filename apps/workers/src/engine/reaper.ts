@@ -8,9 +8,10 @@ export interface ReaperOptions {
   watchdogMs: number;
   /** A queued step whose job has not started this long after it was due is queued again. */
   requeueAfterMs: number;
+  /** The queue whose runs this reaper looks after (one lock per queue). */
+  queue: string;
 }
 
-const LOCK = 'workers:reaper:lock';
 
 /**
  * The periodic reaper, run by one worker process at a time (a Redis lock): recovers orphaned
@@ -45,7 +46,7 @@ export class Reaper {
   /** One pass; skipped when another process holds the lock. */
   async sweep(): Promise<void> {
     try {
-      const locked = await this.redis.set(LOCK, this.owner, 'PX', Math.max(1000, this.options.intervalMs), 'NX');
+      const locked = await this.redis.set(`workers:reaper:${this.options.queue}`, this.owner, 'PX', Math.max(1000, this.options.intervalMs), 'NX');
       if (!locked) return;
       const recovered = await this.engine.recoverOrphans();
       if (recovered.length > 0) {

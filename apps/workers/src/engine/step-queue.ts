@@ -2,12 +2,17 @@ import { defineQueue, type TypedQueue } from '@platform/queues';
 import { z } from 'zod';
 import type { StepJob } from './engine.repository';
 
-/** One job per step attempt: "attempt N of task T may start now". Postgres holds everything else. */
-export const stepQueue = defineQueue('workers.steps', z.object({ taskId: z.string().uuid(), attempt: z.number().int().min(1) }));
+const StepJobPayload = z.object({ taskId: z.string().uuid(), attempt: z.number().int().min(1) });
+
+/**
+ * One job per step attempt: "attempt N of task T may start now". Postgres holds everything else.
+ * The name is WORKERS_QUEUE (default `workers.steps`): separate worker pools use separate queues.
+ */
+export const stepQueue = (name: string) => defineQueue(name, StepJobPayload);
 
 /** Puts step jobs on the queue. The job id names the attempt, so adding one twice is harmless. */
 export class StepDispatcher {
-  constructor(private readonly queue: TypedQueue<typeof stepQueue.payload>) {}
+  constructor(private readonly queue: TypedQueue<typeof StepJobPayload>) {}
 
   async dispatch(jobs: readonly StepJob[]): Promise<void> {
     await Promise.all(

@@ -35,6 +35,7 @@ CREATE TABLE "runs" (
     "error" TEXT,
     "blockedSteps" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "traceId" TEXT NOT NULL,
+    "queue" TEXT NOT NULL DEFAULT 'workers.steps',
     "createdBy" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "startedAt" TIMESTAMP(3),
@@ -130,7 +131,7 @@ CREATE UNIQUE INDEX "definitions_name_version_key" ON "definitions"("name", "ver
 CREATE UNIQUE INDEX "definitions_name_hash_key" ON "definitions"("name", "hash");
 
 -- CreateIndex
-CREATE INDEX "runs_state_lastProgressAt_idx" ON "runs"("state", "lastProgressAt");
+CREATE INDEX "runs_queue_state_lastProgressAt_idx" ON "runs"("queue", "state", "lastProgressAt");
 
 -- CreateIndex
 CREATE INDEX "runs_name_createdAt_idx" ON "runs"("name", "createdAt");
