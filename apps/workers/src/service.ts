@@ -67,6 +67,8 @@ export const workersService = defineService({
     WORKERS_MAX_STEPS: env.int(200, { min: 1, max: 1000 }),
     WORKERS_MAX_DEFINITION_BYTES: env.int(256 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
     WORKERS_MAX_RESPONSE_BYTES: env.int(256 * 1024, { min: 1024, max: 50 * 1024 * 1024 }),
+    /** Whether http and agent steps may call private, loopback and link-local addresses. */
+    WORKERS_ALLOW_PRIVATE_URLS: env.bool(false),
     /** Directory of YAML/JSON definitions for `POST /workflows/reload`. */
     WORKERS_DEFINITIONS_DIR: z.string().optional(),
     /** Datasources of `database` steps: `{"name": {"url": "postgresql://...", "writable": false}}`. */
@@ -91,6 +93,7 @@ export const workersService = defineService({
         leaseMs: config.WORKERS_LEASE_MS,
         defaultTimeoutMs: config.WORKERS_DEFAULT_TIMEOUT_MS,
         maxResponseBytes: config.WORKERS_MAX_RESPONSE_BYTES,
+        allowPrivateUrls: config.WORKERS_ALLOW_PRIVATE_URLS,
       });
       await cancels.listen();
       infra.onShutdown('cancel bus', () => cancels.close(), ShutdownPriority.components);

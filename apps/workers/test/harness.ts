@@ -24,6 +24,7 @@ export async function startWorkers(issuer: TestIssuer, env: Record<string, strin
       WORKERS_HEARTBEAT_MS: '500',
       WORKERS_LEASE_MS: '3000',
       WORKERS_QUEUE: testQueue,
+      WORKERS_ALLOW_PRIVATE_URLS: 'true',
       ...env,
     },
     verifier: issuer.verifier(),

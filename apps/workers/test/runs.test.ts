@@ -1,6 +1,6 @@
 import { TestIssuer } from '@platform/testing';
 import request from 'supertest';
-import { auth, runEnds, startRun, startWorkers, Target, traceOf, type Service } from './harness';
+import { auth, runEnds, startRun, startWorkers, Target, testQueue, traceOf, type Service } from './harness';
 
 describe('running DAGs', () => {
   let issuer: TestIssuer;
@@ -72,5 +72,21 @@ describe('running DAGs', () => {
     ]);
     const runBody = (await request(svc.app).post(`/api/v1/workflows/${run.workflow_id}/cancel`).set('Authorization', auth(issuer)));
     expect(runBody.status).toBe(409);
+  });
+
+  it('calls user URLs through the guard: a loopback URL is refused unless allowed, an answer over the cap fails', async () => {
+    const guarded = await startWorkers(issuer, { WORKERS_ALLOW_PRIVATE_URLS: 'false', WORKERS_QUEUE: `${testQueue}-guarded` });
+    try {
+      const run = await startRun(guarded, issuer, [{ id: 'inside', type: 'http', url: `${target.url}/ok`, retry: { maxAttempts: 3, initialDelay: 10 } }]);
+      expect((await runEnds(guarded, issuer, run.workflow_id)).state).toBe('failed');
+      // Not retried: the address does not change.
+      expect((await traceOf(guarded, issuer, run.workflow_id)).timeline).toEqual([expect.objectContaining({ state: 'failed', error: expect.stringMatching(/^blocked_address: /) })]);
+    } finally {
+      await guarded.stop();
+    }
+    target.handlers.set('/big', (_req, res) => res.end('x'.repeat(300 * 1024)));
+    const big = await startRun(svc, issuer, [{ id: 'big', type: 'http', url: `${target.url}/big` }]);
+    expect((await runEnds(svc, issuer, big.workflow_id)).state).toBe('failed');
+    expect((await traceOf(svc, issuer, big.workflow_id)).timeline[0]!.error).toMatch(/^too_large: /);
   });
 });

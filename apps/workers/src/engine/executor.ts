@@ -12,6 +12,7 @@ export interface ExecutorOptions {
   leaseMs: number;
   defaultTimeoutMs: number;
   maxResponseBytes: number;
+  allowPrivateUrls: boolean;
 }
 
 /**
@@ -80,12 +81,13 @@ export class StepExecutor {
       signal,
       spec,
     };
+    const limits = { maxBytes: this.options.maxResponseBytes, allowPrivate: this.options.allowPrivateUrls, timeoutMs: step.timeoutMs + 1000 };
     const work = (async () => {
       switch (step.type) {
         case 'http':
-          return runHttpStep(context, this.options.maxResponseBytes);
+          return runHttpStep(context, limits);
         case 'agent':
-          return runAgentStep(context, this.options.maxResponseBytes);
+          return runAgentStep(context, limits);
         case 'database':
           return this.datasources.run(context, step.timeoutMs);
       }
