@@ -122,7 +122,7 @@ export async function startRun(svc: Service, issuer: TestIssuer, steps: unknown[
 
 export async function dagOf(svc: Service, issuer: TestIssuer, runId: string) {
   const res = await request(svc.app).get(`/api/v1/workflows/${runId}/dag`).set('Authorization', auth(issuer));
-  return res.body as { state: string; nodes: Array<{ id: string; task_id: string; state: string; attempt: number }>; edges: unknown[] };
+  return res.body as { state: string; error: string | null; blocked_steps: string[]; nodes: Array<{ id: string; task_id: string; state: string; attempt: number }>; edges: unknown[] };
 }
 
 /** Waits until the run is in one of `states` and returns its graph. */

@@ -177,4 +177,24 @@ describe('operating runs', () => {
     expect(dead.status).toBe(200);
     expect(dead.body.items.filter((worker: { pid: number; stopped_at: null }) => worker.pid === process.pid && live.body.items.some((l: { id: string }) => l.id === (worker as unknown as { id: string }).id))).toEqual([]);
   });
+
+  it('the watchdog fails a run that made no progress for too long, naming the stuck steps', async () => {
+    const db = svc.infra.db as Db;
+    const engine = new EngineRepository(db, testQueue);
+    const def = await db.definition.create({ data: { name: uniqueName('stalled'), version: 1, hash: uniqueName('h'), steps: [] } });
+    // Queued, but its job never reached Redis, and the run has not moved for an hour.
+    const { run } = await engine.createRun({
+      definitionId: def.id,
+      name: def.name,
+      version: 1,
+      steps: [{ id: 'stuck', type: 'http', url: `${target.url}/ok`, depends_on: [] }, { id: 'behind', type: 'http', url: `${target.url}/ok`, depends_on: ['stuck'] }],
+      runInput: {},
+      traceId: 'b'.repeat(32),
+    });
+    await db.run.update({ where: { id: run.id }, data: { lastProgressAt: new Date(Date.now() - 3_600_000) } });
+    const dag = await runEnds(svc, issuer, run.id);
+    expect(dag.state).toBe('failed');
+    expect(dag.error).toBe('no progress for 600 s (deadlock suspected); stuck steps: behind, stuck');
+    expect(dag.nodes.map((node) => node.state)).toEqual(['cancelled', 'cancelled']);
+  });
 });

@@ -57,6 +57,8 @@ describe('running DAGs', () => {
     const dag = await runEnds(svc, issuer, run.workflow_id);
     expect(dag.state).toBe('failed');
     expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['bad', 'failed'], ['last', 'blocked'], ['next', 'blocked']]);
+    expect(dag.blocked_steps.sort()).toEqual(['last', 'next']);
+    expect(dag.error).toMatch(/^bad failed \(HTTP 503 .*\); blocked steps: (next, last|last, next)$/);
     const body = (await request(svc.app).get('/api/v1/workflows/running').set('Authorization', auth(issuer))).body;
     expect(body.items.map((item: { workflow_id: string }) => item.workflow_id)).not.toContain(run.workflow_id);
     const trace = await traceOf(svc, issuer, run.workflow_id);

@@ -44,6 +44,8 @@ export class RunsService {
     return {
       workflow_id: run.id,
       state: run.state as z.infer<typeof workers.RunState>,
+      error: run.error,
+      blocked_steps: run.blockedSteps,
       nodes: steps.map((step) => ({
         id: step.stepId,
         task_id: step.id,

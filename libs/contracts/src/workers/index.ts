@@ -149,6 +149,9 @@ export const DagNode = z.object({
 export const Dag = z.object({
   workflow_id: z.string().uuid(),
   state: RunState,
+  /** Why the run failed: the failed steps and the steps they blocked. */
+  error: z.string().nullable(),
+  blocked_steps: z.array(z.string()),
   nodes: z.array(DagNode),
   edges: z.array(z.object({ source: z.string(), target: z.string() })),
 });
