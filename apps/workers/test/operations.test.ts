@@ -182,19 +182,22 @@ describe('operating runs', () => {
     const db = svc.infra.db as Db;
     const engine = new EngineRepository(db, testQueue);
     const def = await db.definition.create({ data: { name: uniqueName('stalled'), version: 1, hash: uniqueName('h'), steps: [] } });
-    // Queued, but its job never reached Redis, and the run has not moved for an hour.
+    // A step whose dependency completed an hour ago but that was never queued: nothing will move it.
     const { run } = await engine.createRun({
       definitionId: def.id,
       name: def.name,
       version: 1,
-      steps: [{ id: 'stuck', type: 'http', url: `${target.url}/ok`, depends_on: [] }, { id: 'behind', type: 'http', url: `${target.url}/ok`, depends_on: ['stuck'] }],
+      steps: [{ id: 'done', type: 'http', url: `${target.url}/ok`, depends_on: [] }, { id: 'behind', type: 'http', url: `${target.url}/ok`, depends_on: ['done'] }],
       runInput: {},
       traceId: 'b'.repeat(32),
     });
-    await db.run.update({ where: { id: run.id }, data: { lastProgressAt: new Date(Date.now() - 3_600_000) } });
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await db.step.updateMany({ where: { runId: run.id, stepId: 'done' }, data: { state: 'completed', startedAt: anHourAgo, finishedAt: anHourAgo, queuedAt: anHourAgo, availableAt: anHourAgo } });
+    await db.run.update({ where: { id: run.id }, data: { state: 'running', lastProgressAt: anHourAgo } });
     const dag = await runEnds(svc, issuer, run.id);
     expect(dag.state).toBe('failed');
-    expect(dag.error).toBe('no progress for 600 s (deadlock suspected); stuck steps: behind, stuck');
-    expect(dag.nodes.map((node) => node.state)).toEqual(['cancelled', 'cancelled']);
+    expect(dag.error).toBe('no progress for 600 s (deadlock suspected); stuck steps: behind');
+    expect(dag.blocked_steps).toEqual(['behind']);
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['behind', 'cancelled'], ['done', 'completed']]);
   });
 });

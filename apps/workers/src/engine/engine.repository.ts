@@ -150,32 +150,17 @@ export class EngineRepository {
    * blocks the steps downstream. When nothing can run any more, the run ends.
    */
   async finish(step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>, outcome: Outcome, retryDelayMs: number): Promise<FinishResult> {
+    if (outcome.kind === 'completed') return this.complete(step, outcome.output);
     return this.db.$transaction(async (tx) => {
       const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
-      const attemptState = outcome.kind;
-      const error = outcome.kind === 'completed' ? null : outcome.error;
+      const error = outcome.error;
       await tx.$executeRaw`
-        UPDATE attempts SET state = ${attemptState}, "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int, error = ${error}
+        UPDATE attempts SET state = ${outcome.kind}, "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int, error = ${error}
         WHERE "taskId" = ${step.id}::uuid AND number = ${step.attempt}::int AND state = 'running'`;
       const jobs: StepJob[] = [];
-      const output = outcome.kind === 'cancelled' ? null : outcome.output === undefined ? null : JSON.stringify(outcome.output);
+      const output = outcome.kind === 'cancelled' || outcome.output === undefined ? null : JSON.stringify(outcome.output);
       let applied: number;
-      if (outcome.kind === 'completed') {
-        applied = await tx.$executeRaw`
-          UPDATE steps SET state = 'completed', output = ${output}::jsonb, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
-          WHERE id = ${step.id}::uuid AND attempt = ${step.attempt}::int AND state = 'running'`;
-        if (applied && run?.state === 'running') {
-          const ready = await tx.$queryRaw<StepJob[]>`
-            UPDATE steps SET "remainingDeps" = "remainingDeps" - 1,
-              state = CASE WHEN "remainingDeps" = 1 THEN 'queued' ELSE state END,
-              attempt = CASE WHEN "remainingDeps" = 1 THEN attempt + 1 ELSE attempt END,
-              "queuedAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "queuedAt" END,
-              "availableAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "availableAt" END
-            WHERE "runId" = ${step.runId}::uuid AND ${step.stepId} = ANY("dependsOn") AND state = 'waiting'
-            RETURNING id AS "taskId", attempt, state`;
-          for (const job of ready) if ((job as StepJob & { state: string }).state === 'queued') jobs.push({ taskId: job.taskId, attempt: job.attempt });
-        }
-      } else if (outcome.kind !== 'cancelled' && outcome.retryable) {
+      if (outcome.kind !== 'cancelled' && outcome.retryable) {
         const next = await tx.$queryRaw<StepJob[]>`
           UPDATE steps SET state = 'queued', attempt = attempt + 1, failures = failures + 1, error = ${error}, output = ${output}::jsonb,
             "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "queuedAt" = now(), "availableAt" = now() + (${retryDelayMs}::int * interval '1 millisecond')
@@ -183,17 +168,68 @@ export class EngineRepository {
           RETURNING id AS "taskId", attempt`;
         applied = next.length;
         if (applied && run?.state === 'running') jobs.push({ ...next[0]!, delayMs: retryDelayMs });
-        if (!applied) applied = await this.failFinally(tx, step, error!, output);
+        if (!applied) applied = await this.failFinally(tx, step, error, output);
       } else {
-        applied = await this.failFinally(tx, step, error!, output, outcome.kind === 'cancelled' ? 'cancelled' : 'failed');
+        applied = await this.failFinally(tx, step, error, output, outcome.kind === 'cancelled' ? 'cancelled' : 'failed');
       }
       if (!applied) return { applied: false, jobs: [] };
       if (!run || TERMINAL_RUN.includes(run.state)) return { applied: true, jobs: [], runState: run?.state };
       await tx.$executeRaw`UPDATE runs SET "lastProgressAt" = now() WHERE id = ${step.runId}::uuid`;
-      if (outcome.kind !== 'completed') await this.blockDownstream(tx, step.runId);
+      await this.blockDownstream(tx, step.runId);
       const runState = await this.settleRun(tx, step.runId);
       return { applied: true, jobs, runState };
     });
+  }
+
+  /**
+   * The hot path, one statement without a transaction held open: the step completes (if this
+   * attempt still holds it), its attempt is recorded, and the dependants whose last dependency it
+   * was are queued (row locks on them serialise concurrent completions and cancels). When no
+   * dependant is open, the run ends if none of its steps is open any more; each completion checks after
+   * its own commit, so the last of two concurrent ones always sees the other.
+   */
+  private async complete(step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>, value: unknown): Promise<FinishResult> {
+    const output = JSON.stringify(value ?? null);
+    const [row] = await this.db.$queryRaw<Array<{ applied: number; jobs: StepJob[]; waiting: number }>>`
+      WITH done AS (
+        UPDATE steps SET state = 'completed', output = ${output}::jsonb, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
+        WHERE id = ${step.id}::uuid AND attempt = ${step.attempt}::int AND state = 'running'
+        RETURNING id
+      ), recorded AS (
+        UPDATE attempts SET state = 'completed', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int
+        WHERE "taskId" = ${step.id}::uuid AND number = ${step.attempt}::int AND state = 'running'
+      ), ready AS (
+        UPDATE steps SET "remainingDeps" = "remainingDeps" - 1,
+          state = CASE WHEN "remainingDeps" = 1 THEN 'queued' ELSE state END,
+          attempt = CASE WHEN "remainingDeps" = 1 THEN attempt + 1 ELSE attempt END,
+          "queuedAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "queuedAt" END,
+          "availableAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "availableAt" END
+        WHERE EXISTS (SELECT 1 FROM done) AND "runId" = ${step.runId}::uuid AND ${step.stepId} = ANY("dependsOn") AND state = 'waiting'
+          AND EXISTS (SELECT 1 FROM runs WHERE id = ${step.runId}::uuid AND state = 'running')
+        RETURNING id, attempt, state
+      )
+      SELECT (SELECT count(*) FROM done)::int AS applied, (SELECT count(*) FROM ready)::int AS waiting,
+        COALESCE((SELECT json_agg(json_build_object('taskId', id, 'attempt', attempt)) FROM ready WHERE state = 'queued'), '[]'::json) AS jobs`;
+    if (!row?.applied) return { applied: false, jobs: [] };
+    // A dependant still waits or was just queued: the run cannot have ended.
+    if (row.waiting > 0) return { applied: true, jobs: row.jobs, runState: 'running' };
+    const [counts] = await this.db.$queryRaw<Array<{ open: number; unfinished: number }>>`
+      SELECT (count(*) FILTER (WHERE state IN ('waiting', 'queued', 'running')))::int AS open, (count(*) FILTER (WHERE state <> 'completed'))::int AS unfinished
+      FROM steps WHERE "runId" = ${step.runId}::uuid`;
+    if (!counts || counts.open > 0) return { applied: true, jobs: [], runState: 'running' };
+    if (counts.unfinished === 0) {
+      await this.db.$executeRaw`
+        UPDATE runs SET state = 'completed', "finishedAt" = now(), "lastProgressAt" = now(), error = NULL, "blockedSteps" = '{}'
+        WHERE id = ${step.runId}::uuid AND state IN ('pending', 'running')`;
+      return { applied: true, jobs: [], runState: 'completed' };
+    }
+    const runState = await this.db.$transaction(async (tx) => {
+      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
+      if (!run || TERMINAL_RUN.includes(run.state)) return run?.state;
+      await this.blockDownstream(tx, step.runId);
+      return this.settleRun(tx, step.runId);
+    });
+    return { applied: true, jobs: [], runState };
   }
 
   private async failFinally(tx: Tx, step: Pick<ClaimedStep, 'id' | 'attempt'>, error: string, output: string | null, state: 'failed' | 'cancelled' = 'failed'): Promise<number> {
@@ -370,14 +406,17 @@ export class EngineRepository {
   async failStalled(idleMs: number): Promise<string[]> {
     const stalled = await this.db.$queryRaw<Array<{ id: string }>>`
       SELECT r.id FROM runs r
-      WHERE r.state IN ('pending', 'running') AND r.queue = ${this.queue} AND r."lastProgressAt" < now() - (${idleMs}::int * interval '1 millisecond')
+      WHERE r.state IN ('pending', 'running') AND r.queue = ${this.queue}
+        AND GREATEST(r."lastProgressAt", (SELECT max(GREATEST(s."startedAt", s."finishedAt")) FROM steps s WHERE s."runId" = r.id)) < now() - (${idleMs}::int * interval '1 millisecond')
         AND NOT EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND ((s.state = 'running' AND s."leaseExpiresAt" > now()) OR (s.state = 'queued' AND s."availableAt" > now())))
       LIMIT 100`;
     const ended: string[] = [];
     for (const { id } of stalled) {
       const done = await this.db.$transaction(async (tx) => {
-        const [run] = await tx.$queryRaw<Array<{ state: string; lastProgressAt: Date }>>`SELECT state, "lastProgressAt" FROM runs WHERE id = ${id}::uuid FOR UPDATE`;
-        if (!run || TERMINAL_RUN.includes(run.state) || Date.now() - run.lastProgressAt.getTime() < idleMs) return false;
+        const [run] = await tx.$queryRaw<Array<{ state: string; idle: boolean }>>`
+          SELECT state, GREATEST("lastProgressAt", (SELECT max(GREATEST(s."startedAt", s."finishedAt")) FROM steps s WHERE s."runId" = runs.id)) < now() - (${idleMs}::int * interval '1 millisecond') AS idle
+          FROM runs WHERE id = ${id}::uuid FOR UPDATE`;
+        if (!run || TERMINAL_RUN.includes(run.state) || !run.idle) return false;
         const stuck = await tx.$queryRaw<Array<{ stepId: string }>>`
           UPDATE steps SET state = 'cancelled', error = 'stopped by the watchdog', "finishedAt" = now(), "leaseOwner" = NULL
           WHERE "runId" = ${id}::uuid AND state IN ('waiting', 'queued', 'running', 'blocked') RETURNING "stepId"`;
