@@ -4,7 +4,9 @@
 //      each depending on two steps of the layer above: fan-out, fan-in, diamonds) of no-op `http`
 //      steps against a local server, through the service's own API and workers: steps per second,
 //      and the delay from a step's last dependency completing to its start (p50/p95/p99, from the
-//      times Postgres recorded). Targets: >= 2,000 steps/s, p95 delay < 50 ms.
+//      times Postgres recorded). Targets: >= 2,000 steps/s, p95 delay < 50 ms. Under saturation the
+//      delay is mostly the backlog waiting for a free slot, so it is also measured with
+//      BENCH_LATENCY_RUNS (default 5) runs one at a time.
 // The service runs in this process (role all, WORKERS_CONCURRENCY, default 64) on its own queue.
 // Run: npm run bench:workers   (BENCH_RUNS, BENCH_STEPS, BENCH_CONCURRENCY, BENCH_RAW_JOBS)
 import { startService } from '@platform/service-kit';
@@ -21,6 +23,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 100);
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const RAW_JOBS = Number(process.env.BENCH_RAW_JOBS ?? 20_000);
+const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
 const WIDTH = 10;
 
 const connection = () => {
@@ -64,6 +67,20 @@ function dag(url: string) {
   });
 }
 
+/** For every step with dependencies: its start minus its last dependency's end (ms), as Postgres recorded them. */
+async function delaysOf(db: Db, ids: string[]): Promise<number[]> {
+  const rows = await db.$queryRaw<Array<{ delay: number }>>`
+    SELECT (extract(epoch FROM s."startedAt" - max(d."finishedAt")) * 1000)::float8 AS delay
+    FROM steps s JOIN steps d ON d."runId" = s."runId" AND d."stepId" = ANY(s."dependsOn")
+    WHERE s."runId" = ANY(${ids}::uuid[]) AND cardinality(s."dependsOn") > 0
+    GROUP BY s.id, s."startedAt"`;
+  return rows.map((row) => row.delay);
+}
+
+async function untilEnded(db: Db, id: string): Promise<void> {
+  while (['pending', 'running'].includes((await db.run.findUniqueOrThrow({ where: { id }, select: { state: true } })).state)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 
 async function main(): Promise<void> {
@@ -105,7 +122,7 @@ async function main(): Promise<void> {
   };
   // Warm-up: one run, not counted.
   const warm = await post();
-  while ((await db.run.findUniqueOrThrow({ where: { id: warm } })).state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 50));
+  await untilEnded(db, warm);
 
   const start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
@@ -123,18 +140,26 @@ async function main(): Promise<void> {
   console.log(`${RUNS} runs x ${STEPS}-step DAG of no-op http steps`.padEnd(62), `${Math.round(total / seconds).toLocaleString('en-US').padStart(8)} steps/s   (${total} steps in ${seconds.toFixed(1)} s; runs ${states.map((s) => `${s.state} ${s._count}`).join(', ')})`);
   console.log('CPU of this process per step (API, workers, target server)'.padEnd(62), `${((used.user + used.system) / 1000 / total).toFixed(2)} ms   (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`);
 
-  const delays = await db.$queryRaw<Array<{ delay: number }>>`
-    SELECT (extract(epoch FROM s."startedAt" - max(d."finishedAt")) * 1000)::float8 AS delay
-    FROM steps s JOIN steps d ON d."runId" = s."runId" AND d."stepId" = ANY(s."dependsOn")
-    WHERE s."runId" = ANY(${ids}::uuid[]) AND cardinality(s."dependsOn") > 0
-    GROUP BY s.id, s."startedAt"`;
-  const sorted = delays.map((row) => row.delay).sort((a, b) => a - b);
+  const sorted = (await delaysOf(db, ids)).sort((a, b) => a - b);
   console.log(
     'dependency completed -> dependant started'.padEnd(62),
     `p50 ${percentile(sorted, 50).toFixed(1)} ms   p95 ${percentile(sorted, 95).toFixed(1)} ms   p99 ${percentile(sorted, 99).toFixed(1)} ms   (${sorted.length} steps)`,
   );
 
-  await db.run.deleteMany({ where: { id: { in: [...ids, warm] } } });
+  // The engine's own delay, without a backlog: the same DAG, one run at a time.
+  const alone: string[] = [];
+  for (let i = 0; i < LATENCY_RUNS; i++) {
+    const id = await post();
+    alone.push(id);
+    await untilEnded(db, id);
+  }
+  const quiet = (await delaysOf(db, alone)).sort((a, b) => a - b);
+  console.log(
+    `  the same, ${LATENCY_RUNS} runs one at a time (no backlog)`.padEnd(62),
+    `p50 ${percentile(quiet, 50).toFixed(1)} ms   p95 ${percentile(quiet, 95).toFixed(1)} ms   p99 ${percentile(quiet, 99).toFixed(1)} ms   (${quiet.length} steps)`,
+  );
+
+  await db.run.deleteMany({ where: { id: { in: [...ids, ...alone, warm] } } });
   await db.definition.deleteMany({ where: { name } });
   await svc.stop();
   await issuer.stop();
