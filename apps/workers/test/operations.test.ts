@@ -200,4 +200,26 @@ describe('operating runs', () => {
     expect(dag.blocked_steps).toEqual(['behind']);
     expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['behind', 'cancelled'], ['done', 'completed']]);
   });
+
+  it('rebuilds lost queue state from Postgres: a queued step whose job never reached Redis is queued again', async () => {
+    const db = svc.infra.db as Db;
+    const engine = new EngineRepository(db, testQueue);
+    const def = await db.definition.create({ data: { name: uniqueName('lost'), version: 1, hash: uniqueName('h'), steps: [] } });
+    // createRun without dispatching its jobs: as if Redis had been flushed after the commit.
+    const { run } = await engine.createRun({
+      definitionId: def.id,
+      name: def.name,
+      version: 1,
+      steps: [{ id: 'one', type: 'http', url: `${target.url}/echo/lost`, depends_on: [] }, { id: 'two', type: 'http', url: `${target.url}/echo/lost2`, depends_on: ['one'] }],
+      runInput: {},
+      traceId: 'c'.repeat(32),
+    });
+    await db.step.updateMany({ where: { runId: run.id, stepId: 'one' }, data: { availableAt: new Date(Date.now() - 60_000) } });
+    const dag = await runEnds(svc, issuer, run.id);
+    expect(dag.state).toBe('completed');
+    expect((await traceOf(svc, issuer, run.id)).timeline.map((entry) => [entry.step, entry.attempt, entry.state])).toEqual([
+      ['one', 1, 'completed'],
+      ['two', 1, 'completed'],
+    ]);
+  });
 });
