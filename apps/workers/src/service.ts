@@ -110,6 +110,8 @@ export const workersService = defineService({
         logger,
         { intervalMs: config.WORKERS_REAPER_INTERVAL_MS, watchdogMs: config.WORKERS_WATCHDOG_MS, requeueAfterMs: config.WORKERS_REQUEUE_AFTER_MS, queue: config.WORKERS_QUEUE },
         workerId,
+        // Workers silent for a week are forgotten (they stay listed as dead until then).
+        () => workersRepository.prune(7 * 24 * 3600 * 1000),
       );
       reaper.start();
       infra.onShutdown('reaper', () => reaper.stop(), ShutdownPriority.intake);

@@ -91,4 +91,16 @@ describe('running DAGs', () => {
     expect((await runEnds(svc, issuer, big.workflow_id)).state).toBe('failed');
     expect((await traceOf(svc, issuer, big.workflow_id)).timeline[0]!.error).toMatch(/^too_large: /);
   });
+
+  it('stores answers holding NUL characters (as U+FFFD) and refuses them in requests', async () => {
+    target.handlers.set('/nul', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ text: 'a\u0000b' }));
+    });
+    const run = await startRun(svc, issuer, [{ id: 'nul', type: 'http', url: `${target.url}/nul` }, { id: 'next', type: 'http', url: `${target.url}/echo/nul`, method: 'POST', body: { t: '{{nul.body.text}}' }, depends_on: ['nul'] }]);
+    expect((await runEnds(svc, issuer, run.workflow_id)).state).toBe('completed');
+    expect(JSON.parse(target.callsTo('/echo/nul').at(-1)!.body)).toEqual({ t: 'a\ufffdb' });
+    const refused = await request(svc.app).post('/api/v1/workflows').set('Authorization', auth(issuer)).send({ name: 'nul-input', steps: [{ id: 'a', type: 'http', url: `${target.url}/ok` }], input: { x: 'a\u0000' } });
+    expect(refused.status).toBe(400);
+  });
 });

@@ -43,6 +43,7 @@ export class DefinitionsService {
    * starts a run of the pinned version, or else of the posted (or latest) one.
    */
   async start(body: workers.StartWorkflowBody, createdBy: string | undefined) {
+    if (holdsNul(body)) throw badRequest('The request holds a NUL character (\\u0000), which cannot be stored', { issues: [{ path: 'body', message: 'no NUL characters' }] });
     if ((await this.control.paused()).paused) throw serviceUnavailable('The workers service is paused and accepts no new workflows (POST /api/v1/resume)');
     let posted;
     if (body.steps) {
@@ -132,6 +133,7 @@ export class DefinitionsService {
           for (const issue of parsed.error.issues) errors.push(`${where}${issue.path.join('.') || '(root)'}: ${issue.message}`);
           continue;
         }
+        if (holdsNul(parsed.data)) errors.push(`${where}holds a NUL character`);
         const issues = this.check(parsed.data.steps);
         for (const issue of issues) errors.push(`${where}${issue.path}: ${issue.message}`);
         if (Buffer.byteLength(JSON.stringify(parsed.data.steps)) > this.config.maxDefinitionBytes) errors.push(`${where}steps: larger than WORKERS_MAX_DEFINITION_BYTES`);
@@ -166,6 +168,14 @@ export class DefinitionsService {
       return [];
     }
   }
+}
+
+/** Whether a JSON value holds U+0000 in a string or key (Postgres text and jsonb refuse it). */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item));
+  return false;
 }
 
 /** The OpenTelemetry trace id of the request, or a new one when tracing is off. */

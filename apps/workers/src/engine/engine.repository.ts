@@ -39,6 +39,11 @@ export interface FinishResult {
 
 const TERMINAL_RUN = ['completed', 'failed', 'cancelled'];
 
+/** JSON for a jsonb column: U+0000, which Postgres refuses, becomes U+FFFD. */
+const storableJson = (value: unknown) => JSON.stringify(value ?? null, (_key, item: unknown) => (typeof item === 'string' ? item.split('\u0000').join('\ufffd') : item));
+/** Text for a text column, without U+0000 and at most 4000 characters. */
+const storableText = (text: string) => text.split('\u0000').join('\ufffd').slice(0, 4000);
+
 /**
  * Every state change of runs and steps, each one a single guarded statement or transaction on
  * Postgres, the record of truth. A worker's update names the attempt it holds (the fencing token);
@@ -153,12 +158,12 @@ export class EngineRepository {
     if (outcome.kind === 'completed') return this.complete(step, outcome.output);
     return this.db.$transaction(async (tx) => {
       const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
-      const error = outcome.error;
+      const error = storableText(outcome.error);
       await tx.$executeRaw`
         UPDATE attempts SET state = ${outcome.kind}, "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int, error = ${error}
         WHERE "taskId" = ${step.id}::uuid AND number = ${step.attempt}::int AND state = 'running'`;
       const jobs: StepJob[] = [];
-      const output = outcome.kind === 'cancelled' || outcome.output === undefined ? null : JSON.stringify(outcome.output);
+      const output = outcome.kind === 'cancelled' || outcome.output === undefined ? null : storableJson(outcome.output);
       let applied: number;
       if (outcome.kind !== 'cancelled' && outcome.retryable) {
         const next = await tx.$queryRaw<StepJob[]>`
@@ -189,7 +194,7 @@ export class EngineRepository {
    * its own commit, so the last of two concurrent ones always sees the other.
    */
   private async complete(step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>, value: unknown): Promise<FinishResult> {
-    const output = JSON.stringify(value ?? null);
+    const output = storableJson(value);
     const [row] = await this.db.$queryRaw<Array<{ applied: number; jobs: StepJob[]; waiting: number }>>`
       WITH done AS (
         UPDATE steps SET state = 'completed', output = ${output}::jsonb, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL

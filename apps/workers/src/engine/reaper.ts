@@ -29,6 +29,8 @@ export class Reaper {
     private readonly logger: Logger,
     private readonly options: ReaperOptions,
     private readonly owner: string,
+    /** More periodic upkeep (forgetting long-dead workers). */
+    private readonly housekeeping: () => Promise<unknown> = async () => undefined,
   ) {}
 
   start(): void {
@@ -60,6 +62,7 @@ export class Reaper {
       }
       const stalled = await this.engine.failStalled(this.options.watchdogMs);
       if (stalled.length > 0) this.logger.warn({ runs: stalled }, 'watchdog failed runs without progress');
+      await this.housekeeping();
     } catch (error) {
       this.logger.warn({ err: error }, 'reaper pass failed');
     }
