@@ -1,4 +1,4 @@
-import { env } from '@platform/config';
+import { env, serviceDatabaseUrl } from '@platform/config';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { ControlRepository } from './control/control.repository';
 import { controlRoutes } from './control/control.router';
-import { createDatabase } from './database';
+import { createDatabase, createSqlPool } from './database';
 import { definitionRoutes } from './definitions/definitions.router';
 import { DefinitionsRepository } from './definitions/definitions.repository';
 import { DefinitionsService } from './definitions/definitions.service';
@@ -77,7 +77,9 @@ export const workersService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, db, logger } = infra;
-    const engine = new EngineRepository(db, config.WORKERS_QUEUE);
+    const sql = createSqlPool(serviceDatabaseUrl('workers', config.DATABASE_URL), { poolSize: config.DATABASE_POOL_SIZE, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
+    infra.onShutdown('postgres (engine pool)', () => sql.end(), ShutdownPriority.stores);
+    const engine = new EngineRepository(db, config.WORKERS_QUEUE, sql);
     const queue = stepQueue(config.WORKERS_QUEUE);
     const control = new ControlRepository(db, config.WORKERS_QUEUE);
     const dispatcher = new StepDispatcher(infra.queues.producer(queue));

@@ -2,8 +2,7 @@ import { eventually, TestIssuer } from '@platform/testing';
 import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import type { Db } from '../src/database';
-import { EngineRepository } from '../src/engine/engine.repository';
-import { auth, dagOf, runEnds, startRun, startWorkers, Target, testQueue, traceOf, type Service } from './harness';
+import { auth, dagOf, engineOf, runEnds, startRun, startWorkers, Target, testQueue, traceOf, type Service } from './harness';
 import { WorkerProcess } from './worker-process';
 
 /**
@@ -96,8 +95,9 @@ describe('worker processes', () => {
     const beforeAfter = await db.step.findFirstOrThrow({ where: { runId: run.workflow_id, stepId: 'before' } });
     expect(beforeAfter).toMatchObject({ state: 'completed', attempt: 1, output: beforeStep.output, finishedAt: beforeStep.finishedAt });
     // The killed worker's attempt can never write again (fencing token 1 is stale).
-    const engine = new EngineRepository(db, testQueue);
+    const { engine, close } = engineOf(api);
     const stale = await engine.finish({ id: heldStep.id, runId: run.workflow_id, stepId: 'held', attempt: 1 }, { kind: 'failed', error: 'late', retryable: false }, 0);
+    await close();
     expect(stale.applied).toBe(false);
     expect((await dagOf(api, issuer, run.workflow_id)).state).toBe('completed');
     held[0]?.destroy();

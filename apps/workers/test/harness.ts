@@ -3,6 +3,8 @@ import { eventually, TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } fro
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { createSqlPool, type Db } from '../src/database';
+import { EngineRepository } from '../src/engine/engine.repository';
 import { workersService } from '../src/service';
 
 export const ALL = ['workflows:read', 'workflows:write', 'workflows:admin', 'workers:read', 'workers:admin'];
@@ -136,4 +138,10 @@ export function runEnds(svc: Service, issuer: TestIssuer, runId: string, states 
 export async function traceOf(svc: Service, issuer: TestIssuer, runId: string) {
   const res = await request(svc.app).get(`/api/v1/workflows/${runId}/trace`).set('Authorization', auth(issuer));
   return res.body as { trace_id: string; timeline: Array<{ step: string; attempt: number; state: string; worker: string; error: string | null; started_at: string; finished_at: string | null }> };
+}
+
+/** The engine's repository over the service's Prisma client and a pg pool of its own (closed by `close`). */
+export function engineOf(svc: Service): { engine: EngineRepository; close: () => Promise<void> } {
+  const sql = createSqlPool(testDatabaseUrl, { poolSize: 2, statementTimeoutMs: 15_000 });
+  return { engine: new EngineRepository(svc.infra.db as Db, testQueue, sql), close: () => sql.end() };
 }

@@ -1,12 +1,12 @@
 import { eventually, TestIssuer, uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { EngineRepository } from '../src/engine/engine.repository';
 import type { Db } from '../src/database';
-import { auth, dagOf, runEnds, startRun, startWorkers, Target, testQueue, traceOf, type Service } from './harness';
+import { auth, dagOf, engineOf, runEnds, startRun, startWorkers, Target, traceOf, type Service } from './harness';
 
 describe('operating runs', () => {
   let issuer: TestIssuer;
   let svc: Service;
+  let engineHandle: ReturnType<typeof engineOf>;
   const target = new Target();
   beforeAll(async () => {
     issuer = await new TestIssuer().start();
@@ -14,8 +14,10 @@ describe('operating runs', () => {
     svc = await startWorkers(issuer, {
       WORKERS_DATASOURCES: JSON.stringify({ scratch: { url: 'postgresql://postgres@127.0.0.1:5432/test' }, scratchrw: { url: 'postgresql://postgres@127.0.0.1:5432/test', writable: true } }),
     });
+    engineHandle = engineOf(svc);
   });
   afterAll(async () => {
+    await engineHandle?.close();
     await svc?.stop();
     await target?.stop();
     await issuer?.stop();
@@ -133,7 +135,7 @@ describe('operating runs', () => {
 
   it('lists orphaned steps, recovers them with a new attempt, and fences out the lost worker', async () => {
     const db = svc.infra.db as Db;
-    const engine = new EngineRepository(db, testQueue);
+    const { engine } = engineHandle;
     const def = await db.definition.create({ data: { name: uniqueName('orphan'), version: 1, hash: uniqueName('h'), steps: [] } });
     // A run whose step a worker claimed and then stopped renewing (its process died).
     const { run, jobs } = await engine.createRun({
@@ -180,7 +182,7 @@ describe('operating runs', () => {
 
   it('the watchdog fails a run that made no progress for too long, naming the stuck steps', async () => {
     const db = svc.infra.db as Db;
-    const engine = new EngineRepository(db, testQueue);
+    const { engine } = engineHandle;
     const def = await db.definition.create({ data: { name: uniqueName('stalled'), version: 1, hash: uniqueName('h'), steps: [] } });
     // A step whose dependency completed an hour ago but that was never queued: nothing will move it.
     const { run } = await engine.createRun({
@@ -203,7 +205,7 @@ describe('operating runs', () => {
 
   it('rebuilds lost queue state from Postgres: a queued step whose job never reached Redis is queued again', async () => {
     const db = svc.infra.db as Db;
-    const engine = new EngineRepository(db, testQueue);
+    const { engine } = engineHandle;
     const def = await db.definition.create({ data: { name: uniqueName('lost'), version: 1, hash: uniqueName('h'), steps: [] } });
     // createRun without dispatching its jobs: as if Redis had been flushed after the commit.
     const { run } = await engine.createRun({

