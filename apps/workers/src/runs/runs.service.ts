@@ -92,7 +92,8 @@ export class RunsService {
     const byId = new Map(details.map((run) => [run.id, run]));
     const items = ids.flatMap((id) => {
       const run = byId.get(id);
-      if (!run) return [];
+      // Recovered between the two reads: no longer an orphan.
+      if (!run || !steps.some((step) => step.runId === id)) return [];
       return [
         {
           workflow_id: id,
