@@ -92,6 +92,7 @@ describe('the workers API', () => {
     ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'ftp://x' }] }, 400],
     ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x', extra: true }] }, 400],
     ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x', retry: { maxAttempts: 0 } }] }, 400],
+    ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x' }], input: { deep: JSON.parse('['.repeat(5000) + ']'.repeat(5000)) } }, 400],
     ['POST', '/api/v1/workflows/not-a-uuid/retry', undefined, 400],
     ['POST', `/api/v1/workflows/${RUN}/retry`, undefined, 404],
     ['POST', `/api/v1/workflows/${RUN}/cancel`, undefined, 404],

@@ -21,6 +21,7 @@ export interface DefinitionsConfig {
 }
 
 const MAX_FILES = 500;
+const MAX_DEPTH = 32;
 const MAX_FILE_BYTES = 1024 * 1024;
 
 /** Definitions (validated, versioned by name, pinned, reloaded from files) and starting runs. */
@@ -43,6 +44,7 @@ export class DefinitionsService {
    * starts a run of the pinned version, or else of the posted (or latest) one.
    */
   async start(body: workers.StartWorkflowBody, createdBy: string | undefined) {
+    if (depthOf(body) > MAX_DEPTH) throw badRequest(`The request is nested deeper than ${MAX_DEPTH} levels`, { issues: [{ path: 'body', message: `at most ${MAX_DEPTH} levels of nesting` }] });
     if (holdsNul(body)) throw badRequest('The request holds a NUL character (\\u0000), which cannot be stored', { issues: [{ path: 'body', message: 'no NUL characters' }] });
     if ((await this.control.paused()).paused) throw serviceUnavailable('The workers service is paused and accepts no new workflows (POST /api/v1/resume)');
     let posted;
@@ -133,6 +135,10 @@ export class DefinitionsService {
           for (const issue of parsed.error.issues) errors.push(`${where}${issue.path.join('.') || '(root)'}: ${issue.message}`);
           continue;
         }
+        if (depthOf(parsed.data) > MAX_DEPTH) {
+          errors.push(`${where}nested deeper than ${MAX_DEPTH} levels`);
+          continue;
+        }
         if (holdsNul(parsed.data)) errors.push(`${where}holds a NUL character`);
         const issues = this.check(parsed.data.steps);
         for (const issue of issues) errors.push(`${where}${issue.path}: ${issue.message}`);
@@ -168,6 +174,19 @@ export class DefinitionsService {
       return [];
     }
   }
+}
+
+/** How deeply a JSON value nests, without recursion (a hostile body may nest a million levels). */
+export function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (deepest > 1000) return deepest;
+    if (item && typeof item === 'object') for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** Whether a JSON value holds U+0000 in a string or key (Postgres text and jsonb refuse it). */
