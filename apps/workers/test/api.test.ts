@@ -122,6 +122,16 @@ describe('the workers API', () => {
     expect(res.body.error).toEqual(expect.objectContaining({ type: expect.any(String), code: expect.any(String), message: expect.any(String) }));
   });
 
+  it('refuses a body nested deeper than the definition bound (32) with a 400 naming it', async () => {
+    const res = await request(svc.app)
+      .post('/api/v1/workflows')
+      .set('Authorization', issuer.bearer(ALL))
+      .set('content-type', 'application/json')
+      .send(`{"name":"deep","steps":[{"id":"a","type":"http","url":"http://x"}],"input":{"d":${'['.repeat(40)}${']'.repeat(40)}}}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('The request is nested deeper than 32 levels');
+  });
+
   it('answers malformed input everywhere with a 4xx in the platform error shape, never a 5xx', async () => {
     const findings = await fuzzOpenApi(svc.app, { authorization: issuer.bearer(ALL), skip: ['post /pause', 'post /api/v1/pause', 'post /api/v1/workflows/recover-orphaned'] });
     expect(findings).toEqual([]);
