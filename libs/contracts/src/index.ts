@@ -7,3 +7,4 @@ export * as mcpRegistry from './mcp-registry';
 export * as registry from './registry';
 export * as tracing from './tracing';
 export * as localModels from './local-models';
+export * as workers from './workers';
