@@ -26,6 +26,7 @@ import {
   portInUse,
   prismaGenerate,
   red,
+  tracingIngestKey,
   waitReady,
   yellow,
 } from './lib/workspace.mjs';
@@ -66,6 +67,7 @@ if (busy.length) {
 }
 
 const admin = adminCredentials();
+const tracingKey = tracingIngestKey();
 const authApp = apps.find((app) => app.name === 'auth');
 const authUrl = process.env.AUTH_URL || `http://127.0.0.1:${authApp?.port ?? 3001}`;
 
@@ -78,7 +80,10 @@ const services = apps.map((app, index) => {
     // Migrations were just applied above; a service that migrates again only loses time.
     MIGRATE_ON_START: process.env.MIGRATE_ON_START ?? 'false',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    // Every service exports its spans to the tracing service with this key.
+    TRACING_INGEST_KEY: tracingKey.key,
   };
+  if (app.name === 'tracing') env.TRACING_INGEST_KEYS = [process.env.TRACING_INGEST_KEYS, tracingKey.digest].filter(Boolean).join(',');
   if (app.name === 'auth') {
     env.AUTH_ADMIN_USERNAME = admin.username;
     env.AUTH_ADMIN_PASSWORD = admin.password;

@@ -1,7 +1,7 @@
 // What the boot, single-service and test commands share. Plain Node ESM with no dependency, so that
 // it runs on a fresh clone before `node_modules` exists.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -297,18 +297,33 @@ export async function waitReady(port, { timeoutMs = 90_000, gone = () => null } 
  * The bootstrap admin's password: AUTH_ADMIN_PASSWORD when set, else one generated once and kept
  * in tmp/ (git-ignored), so that the account made by the first boot keeps working on the next.
  */
+/** A secret for local boots, made once and kept in tmp/<name> (git-ignored, mode 600). */
+export function localSecret(name, minLength = 12) {
+  const file = path.join(ROOT, 'tmp', name);
+  let secret = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (secret.length < minLength) {
+    secret = randomBytes(Math.max(18, minLength)).toString('base64url');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return { secret, file: path.relative(ROOT, file) };
+}
+
 export function adminCredentials(env = process.env) {
   const username = env.AUTH_ADMIN_USERNAME || 'admin';
   if (env.AUTH_ADMIN_PASSWORD) return { username, password: env.AUTH_ADMIN_PASSWORD, generated: false };
-  const file = path.join(ROOT, 'tmp', 'local-admin-password');
-  let password = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
-  if (password.length < 12) {
-    password = randomBytes(18).toString('base64url');
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, `${password}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  return { username, password, generated: true, file: path.relative(ROOT, file) };
+  const { secret, file } = localSecret('local-admin-password');
+  return { username, password: secret, generated: true, file };
+}
+
+/**
+ * The key every service's span exporter sends to the tracing service (TRACING_INGEST_KEY), and
+ * what the tracing service is told of it: only its SHA-256 digest (TRACING_INGEST_KEYS).
+ */
+export function tracingIngestKey(env = process.env) {
+  const key = env.TRACING_INGEST_KEY || localSecret('local-tracing-ingest-key', 32).secret;
+  return { key, digest: `sha256:${createHash('sha256').update(key).digest('hex')}` };
 }
 
 /** Tries the admin login once, so that the printed instructions are known to work. */

@@ -4,13 +4,14 @@ const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').dig
 
 /**
  * Static ingestion keys (TRACING_INGEST_KEYS): only their SHA-256 digests are kept in memory, and a
- * presented key is hashed and compared in constant time with each.
+ * presented key is hashed and compared in constant time with each. An entry `sha256:<hex>` is a
+ * digest already, so the tracing service's own configuration need not hold the key itself.
  */
 export class IngestKeys {
   private readonly digests: Buffer[];
 
   constructor(keys: readonly string[]) {
-    this.digests = keys.filter((key) => key.length > 0).map(sha256);
+    this.digests = keys.filter((key) => key.length > 0).map((key) => (/^sha256:[0-9a-f]{64}$/i.test(key) ? Buffer.from(key.slice(7), 'hex') : sha256(key)));
   }
 
   get size(): number {
