@@ -63,7 +63,7 @@ export function fakeOllama() {
       const hold = /HOLD:(\w+)/.exec(prompt)?.[1];
       if (hold && !released.has(hold)) {
         await new Promise<void>((resolve) => holds.set(hold, [...(holds.get(hold) ?? []), resolve]));
-        if (res.destroyed || req.destroyed) return;
+        if (!res.socket || res.socket.destroyed) return;
       }
       return json(res, 200, { model: request.model, created_at: new Date().toISOString(), response: `echo(${prompt})`, done: true, prompt_eval_count: prompt.split(/\s+/).length, eval_count: 5 });
     }

@@ -142,6 +142,7 @@ export class ExecutionEngine {
 
     await new Promise<void>((resolve) => {
       const pump = () => {
+        let changed = false;
         if (!failure && !interrupted) {
           for (const id of graph.order) {
             const node = state[id];
@@ -150,10 +151,12 @@ export class ExecutionEngine {
             if (parents.some((edge) => !['completed', 'skipped'].includes(state[edge.source].status))) continue;
             if (parents.length > 0 && !parents.some(edgeActive)) {
               node.status = 'skipped';
+              changed = true;
               publish({ type: 'node-skipped', nodeId: id });
               continue;
             }
             inFlight.add(id);
+            changed = true;
             void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(
               async (completed) => {
                 if (completed) outputs[id] = node.output ?? {};
@@ -174,6 +177,8 @@ export class ExecutionEngine {
             );
           }
         }
+        // Started and skipped nodes are recorded too (one write for all of them), so a late subscriber sees them.
+        if (changed && inFlight.size > 0) void writer.flush().catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
         if (inFlight.size === 0) resolve();
       };
       pump();

@@ -108,7 +108,7 @@ export const Template = z.object({
 });
 export const TemplatesResponse = z.object({ templates: z.array(Template) });
 
-const CallbackUrl = z.string().url().max(2048);
+const CallbackUrl = z.string().url().max(2048).regex(/^https?:\/\//, 'an http or https URL');
 
 export const ExecuteRequest = z.object({
   /** Keyed by node id: values merged over that node's `data`. */
