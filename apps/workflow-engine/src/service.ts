@@ -24,7 +24,8 @@ import { workflowRoutes } from './workflows/workflows.router';
 import { WorkflowsService } from './workflows/workflows.service';
 
 export const ENGINE_VERSION = '0.1.0';
-const optionalUrl = z.string().url().optional();
+/** An optional URL; empty means not configured. */
+const optionalUrl = z.preprocess((value) => (value === '' ? undefined : value), z.string().url().optional());
 
 export const workflowEngineService = defineService({
   name: 'workflow-engine',
