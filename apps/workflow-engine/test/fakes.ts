@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Route = (req: IncomingMessage, body: unknown, res: ServerResponse) => void | Promise<void>;
+type Route = (req: IncomingMessage, body: unknown, res: ServerResponse) => unknown;
 
 /** A tiny JSON HTTP server started inside a test; every request is recorded. */
 export class FakeServer {

@@ -157,7 +157,7 @@ describe('batches', () => {
 
   it('refuses bad batches', async () => {
     const wf = await engine.createWorkflow({ nodes: [node('gen', 'LLMNode', { prompt: 'x' })] });
-    const send = (body: unknown) => request(engine.app).post(`/api/v1/workflows/${wf.id}/batch`).set('Authorization', engine.auth()).send(body);
+    const send = (body: object) => request(engine.app).post(`/api/v1/workflows/${wf.id}/batch`).set('Authorization', engine.auth()).send(body);
     expect((await send({ inputs: [] })).status).toBe(400);
     expect((await send({ inputs: [{}], options: { concurrency: 0 } })).status).toBe(400);
     expect((await send({ inputs: [{ ghost: {} }] })).body.error.details.issues[0].path).toBe('body.inputs.0.ghost');

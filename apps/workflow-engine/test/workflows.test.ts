@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => engine.stop());
 
-const post = (body: unknown, auth = engine.auth()) => request(engine.app).post('/api/v1/workflows').set('Authorization', auth).send(body);
+const post = (body: object, auth = engine.auth()) => request(engine.app).post('/api/v1/workflows').set('Authorization', auth).send(body);
 const node = (id: string, type: string, data: Record<string, unknown> = {}) => ({ id, type, position: { x: 0, y: 0 }, data });
 
 describe('POST /api/v1/workflows', () => {
