@@ -42,6 +42,11 @@ export interface ComponentDefinition<S extends z.ZodObject = z.ZodObject> {
   input: S;
   /** Fields other nodes may reference as `{{<node>.<field>}}`. */
   outputs: readonly string[];
+  /**
+   * No effect outside the run (Condition, Merge): running it again after a crash changes nothing,
+   * so its completion need not be saved before its dependants start.
+   */
+  pure?: boolean;
   /** Typical seconds, before runs teach a better estimate. */
   typicalSeconds: number;
   run: (data: z.output<S>, context: ComponentContext) => Promise<ComponentResult>;

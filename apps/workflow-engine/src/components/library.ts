@@ -254,6 +254,7 @@ const components: ComponentDefinition[] = [
   defineComponent({
     type: 'Condition',
     group: 'Logic',
+    pure: true,
     description: 'A JSONata expression over `input`; edges with sourceHandle true/false follow its result',
     input: z.object({ condition: z.string().min(1).max(4000), input: z.unknown().optional() }),
     outputs: ['result', 'value'],
@@ -304,6 +305,7 @@ const components: ComponentDefinition[] = [
   defineComponent({
     type: 'Merge',
     group: 'Logic',
+    pure: true,
     description: 'Merges its inputs: objects into one object, arrays concatenated, otherwise a list',
     input: z.object({ inputs: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]), mode: z.enum(['auto', 'object', 'array']).default('auto') }),
     outputs: ['merged'],

@@ -156,16 +156,22 @@ export class ExecutionEngine {
               continue;
             }
             inFlight.add(id);
-            changed = true;
+            const pure = componentOf(nodesById.get(id)?.type ?? '')?.pure === true;
+            if (!pure) changed = true;
             void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(
               async (completed) => {
                 if (completed) outputs[id] = node.output ?? {};
-                try {
-                  await writer.flush();
-                } catch (error) {
-                  this.logger.error({ err: error, executionId }, 'execution state not saved');
-                  interrupted = true;
-                }
+                // A node with effects is saved as completed before anything depends on it, so a
+                // restart never runs it again; a pure node's save rides along with the next one.
+                const save = writer.flush();
+                if (!pure || !completed) {
+                  try {
+                    await save;
+                  } catch (error) {
+                    this.logger.error({ err: error, executionId }, 'execution state not saved');
+                    interrupted = true;
+                  }
+                } else save.catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
                 inFlight.delete(id);
                 if (completed) publish({ type: 'node-completed', nodeId: id, duration: node.duration, output: node.output, timestamp: node.completedAt });
                 else if (node.status === 'failed' && node.error) {

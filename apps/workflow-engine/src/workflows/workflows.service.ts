@@ -55,16 +55,30 @@ export class WorkflowsService {
     };
   }
 
+  // Workflows never change once stored (no endpoint edits them), so their rows are cached.
+  private readonly cache = new Map<string, NonNullable<Awaited<ReturnType<WorkflowsRepository['find']>>>>();
+
   async get(id: string) {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
     const row = await this.repository.find(id);
     if (!row || row.status !== 'active') throw notFound(`No workflow ${id}`);
+    if (this.cache.size >= 1000) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(id, row);
     return row;
   }
 
-  /** Seconds a run of this workflow is expected to take: learnt from its runs, else typical. */
+  private readonly estimates = new Map<string, { seconds: number; at: number }>();
+
+  /** Seconds a run of this workflow is expected to take: learnt from its runs (cached 10 s), else typical. */
   async estimatedSeconds(workflowId: string, flow: Flow): Promise<number> {
+    const cached = this.estimates.get(workflowId);
+    if (cached && Date.now() - cached.at < 10_000) return cached.seconds;
     const learnt = (await this.repository.learntDurations([workflowId])).get(workflowId);
-    return learnt !== undefined ? Math.round(learnt / 10) / 100 : typicalSeconds(flow);
+    const seconds = learnt !== undefined ? Math.round(learnt / 10) / 100 : typicalSeconds(flow);
+    if (this.estimates.size > 10_000) this.estimates.clear();
+    this.estimates.set(workflowId, { seconds, at: Date.now() });
+    return seconds;
   }
 
   async catalog(query: { category?: string; complexity?: string; limit: number; offset: number }) {
