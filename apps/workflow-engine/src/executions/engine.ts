@@ -102,7 +102,7 @@ export class ExecutionEngine {
   private async execute(executionId: string, signal: AbortSignal): Promise<RunOutcome | undefined> {
     const execution = await this.repository.findForRun(executionId);
     if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
-    const flow = execution.workflow.flow as unknown as Flow;
+    const flow = execution.flow as Flow;
     const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
     const graph = graphOf(flow);
     const nodesById = new Map(flow.nodes.map((node) => [node.id, node]));

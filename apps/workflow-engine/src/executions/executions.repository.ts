@@ -1,43 +1,61 @@
+import { Prisma } from '../generated/prisma/client';
 import type { Db } from '../database';
 import type { ExecutionFailure, NodeStates } from './execution-state';
+
+export interface ExecutionRow {
+  id: string;
+  workflowId: string;
+  status: string;
+  inputs: unknown;
+  nodes: unknown;
+  result: unknown;
+  error: unknown;
+  retryable: boolean | null;
+  callbacks: unknown;
+  startedAt: Date;
+  completedAt: Date | null;
+  durationMs: number | null;
+}
+
+const COLUMNS = Prisma.sql`id::text AS id, "workflowId"::text AS "workflowId", status, inputs, nodes, result, error, retryable, callbacks, "startedAt", "completedAt", "durationMs"`;
 
 export class ExecutionsRepository {
   constructor(private readonly db: Db) {}
 
-  create(data: { workflowId: string; inputs: object; callbacks: object; requestedBy: string; batchId?: string; batchIndex?: number }) {
-    return this.db.execution.create({ data });
+  async create(data: { workflowId: string; inputs: object; callbacks: object; requestedBy: string }): Promise<{ id: string; startedAt: Date }> {
+    const [row] = await this.db.$queryRaw<Array<{ id: string; startedAt: Date }>>`
+      INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy")
+      VALUES (gen_random_uuid(), ${data.workflowId}::uuid, ${JSON.stringify(data.inputs)}::jsonb, ${JSON.stringify(data.callbacks)}::jsonb, ${data.requestedBy})
+      RETURNING id::text AS id, "startedAt"`;
+    return row;
   }
 
-  find(id: string) {
-    return this.db.execution.findUnique({ where: { id } });
+  async find(id: string): Promise<ExecutionRow | undefined> {
+    const [row] = await this.db.$queryRaw<ExecutionRow[]>`SELECT ${COLUMNS} FROM "Execution" WHERE id = ${id}::uuid`;
+    return row;
   }
 
-  /** The run and what the engine needs of its workflow. */
-  findForRun(id: string) {
-    return this.db.execution.findUnique({ where: { id }, include: { workflow: { select: { flow: true, id: true } } } });
+  /** The run and its workflow's flow. */
+  async findForRun(id: string): Promise<(ExecutionRow & { flow: unknown }) | undefined> {
+    const [row] = await this.db.$queryRaw<Array<ExecutionRow & { flow: unknown }>>`
+      SELECT ${COLUMNS}, (SELECT flow FROM "Workflow" w WHERE w.id = "Execution"."workflowId") AS flow FROM "Execution" WHERE id = ${id}::uuid`;
+    return row;
   }
 
+  // The hot path of a run (several writes per execution) is plain SQL: no query planning per call.
   markRunning(id: string, nodes: NodeStates) {
-    return this.db.execution.update({ where: { id }, data: { status: 'running', nodes: nodes as object } });
+    return this.db.$executeRaw`UPDATE "Execution" SET status = 'running', nodes = ${JSON.stringify(nodes)}::jsonb WHERE id = ${id}::uuid`;
   }
 
   saveNodes(id: string, nodes: NodeStates) {
-    return this.db.execution.update({ where: { id }, data: { nodes: nodes as object }, select: { id: true } });
+    return this.db.$executeRaw`UPDATE "Execution" SET nodes = ${JSON.stringify(nodes)}::jsonb WHERE id = ${id}::uuid`;
   }
 
   finish(id: string, outcome: { nodes: NodeStates; result: object; failure?: ExecutionFailure; completedAt: Date; durationMs: number }) {
-    return this.db.execution.update({
-      where: { id },
-      data: {
-        status: outcome.failure ? 'failed' : 'completed',
-        nodes: outcome.nodes as object,
-        result: outcome.result,
-        error: outcome.failure ? (outcome.failure as object) : undefined,
-        retryable: outcome.failure ? outcome.failure.retryable : undefined,
-        completedAt: outcome.completedAt,
-        durationMs: outcome.durationMs,
-      },
-    });
+    const failure = outcome.failure ? JSON.stringify(outcome.failure) : null;
+    return this.db.$executeRaw`UPDATE "Execution" SET status = ${outcome.failure ? 'failed' : 'completed'}, nodes = ${JSON.stringify(outcome.nodes)}::jsonb,
+      result = ${JSON.stringify(outcome.result)}::jsonb, error = ${failure}::jsonb, retryable = ${outcome.failure ? outcome.failure.retryable : null}::boolean,
+      "completedAt" = ${outcome.completedAt}, "durationMs" = ${outcome.durationMs} WHERE id = ${id}::uuid`;
   }
 
   async counts(since: Date) {
