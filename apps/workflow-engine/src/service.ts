@@ -1,6 +1,7 @@
 import { JsonApiCmsClient, LocalModelsClient, McpRegistryClient, serviceApiKeyToken, ServiceClient, guardedTransport, type TokenSource } from '@platform/clients';
 import { env } from '@platform/config';
 import { ApiRouter, rateLimit } from '@platform/http';
+import { deadLetterRoutes } from '@platform/queues';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { z } from 'zod';
 import { BatchesRepository } from './batches/batches.repository';
@@ -151,6 +152,7 @@ export const workflowEngineService = defineService({
     executionRoutes(api, executions, before, config.WORKFLOW_ENGINE_PUBLIC_URL);
     batchRoutes(api, batches, before, config.WORKFLOW_ENGINE_PUBLIC_URL);
     collectionRoutes(api, collections, before);
+    deadLetterRoutes(api, [executionProducer.queue, batchProducer.queue, webhookProducer.queue], 'workflows:admin');
 
     const streams = createStreams(await infra.verifier(), logger, events, executions, batches);
     infra.onShutdown('streams', () => streams.close(), ShutdownPriority.intake);

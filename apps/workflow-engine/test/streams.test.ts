@@ -166,3 +166,23 @@ describe('batches', () => {
     expect((await request(engine.app).get('/api/v1/batches/00000000-0000-4000-8000-000000000000').set('Authorization', engine.auth())).status).toBe(404);
   });
 });
+
+describe('dead letters', () => {
+  it('keeps callbacks that ran out of attempts for an operator to list', async () => {
+    await engine.restart({ WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_RETRY_DELAY_MS: '10' });
+    const receiver = await new FakeServer((_req, _body, res) => json(res, 500, {})).start();
+    const wf = await engine.createWorkflow({ nodes: [node('a', 'Merge', { inputs: [1] })] });
+    const { executionId } = (await engine.execute(wf.id, { options: { callbacks: { onComplete: `${receiver.url}/down` } } })).body;
+    for (let i = 0; i < 100 && receiver.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    let failed: { body: { jobs?: Array<{ data: { payload: { body: { executionId: string } } } }> } } = { body: {} };
+    for (let i = 0; i < 50; i++) {
+      failed = await request(engine.app).get('/api/v1/admin/queues/workflow-engine.webhooks/failed?limit=500').set('Authorization', engine.auth(['workflows:admin']));
+      if (failed.body.jobs?.some((job) => job.data.payload.body.executionId === executionId)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(failed.body.jobs?.some((job) => job.data.payload.body.executionId === executionId)).toBe(true);
+    expect(receiver.requests).toHaveLength(2);
+    expect((await request(engine.app).get('/api/v1/admin/queues').set('Authorization', engine.auth())).status).toBe(403);
+    await receiver.stop();
+  });
+});
