@@ -1,7 +1,6 @@
-import { TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnService, TestIssuer, uniqueName, type ServiceProcess } from '@platform/testing';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { FakeServer, json } from './fakes';
 import { finished, startEngine, type Engine } from './harness';
@@ -10,19 +9,10 @@ import { finished, startEngine, type Engine } from './harness';
 // the MCP reference server `mcp-server-everything` behind it; the engine reaches it with a service
 // token it gets by exchanging its API key at (a stand-in for) auth.
 const ROOT = path.join(__dirname, '../../..');
-let registry: ChildProcess;
-let registryUrl = '';
+let registry: ServiceProcess;
 let issuer: TestIssuer;
 let auth: FakeServer;
 let engine: Engine;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   issuer = await new TestIssuer().start();
@@ -30,52 +20,34 @@ beforeAll(async () => {
   if (!existsSync(path.join(ROOT, 'apps/mcp-registry/src/generated/prisma/client.ts'))) {
     spawnSync(process.execPath, [require.resolve('prisma/build/index.js'), 'generate', '--config', 'prisma/mcp-registry/prisma.config.ts'], { cwd: ROOT, stdio: 'ignore' });
   }
-  const port = await freePort();
-  registryUrl = `http://127.0.0.1:${port}`;
-  registry = spawn(process.execPath, ['--import', 'tsx', 'apps/mcp-registry/src/main.ts'], {
-    cwd: ROOT,
+  registry = await spawnService('mcp-registry', {
     env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: testDatabaseUrl,
-      REDIS_URL: testRedisUrl,
       AUTH_URL: new URL(issuer.jwksUri).origin,
       AUTH_ISSUER: issuer.issuer,
       MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
       MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
       MCP_RATE_LIMIT: '100000',
       MCP_RATE_LIMIT_BURST: '100000',
-      OTEL_SDK_DISABLED: 'true',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; ; i++) {
-    const ready = await fetch(`${registryUrl}/health/ready`).then((res) => res.ok, () => false);
-    if (ready) break;
-    if (i > 600) throw new Error('mcp-registry did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   auth = await new FakeServer((req, body, res) => {
     if (req.url !== '/api/v1/auth/api-key' || (body as { api_key?: string }).api_key !== 'engine-key') return json(res, 401, { error: { type: 'authentication_error', code: 'invalid_token', message: 'bad key' } });
     json(res, 200, { access_token: issuer.token({ sub: 'workflow-engine', permissions: ['mcp:read', 'mcp:write'] }), token_type: 'Bearer', expires_in: 900, service: 'workflow-engine', permissions: ['mcp:read', 'mcp:write'] });
   }).start();
-  engine = await startEngine({ MCP_REGISTRY_URL: registryUrl, AUTH_URL: auth.url, WORKFLOW_ENGINE_API_KEY: 'engine-key' });
+  engine = await startEngine({ MCP_REGISTRY_URL: registry.url, AUTH_URL: auth.url, WORKFLOW_ENGINE_API_KEY: 'engine-key' });
 }, 120_000);
 
 afterAll(async () => {
   await engine?.stop();
   await auth?.stop();
-  registry?.kill('SIGTERM');
-  await new Promise((resolve) => registry?.once('exit', resolve));
+  await registry?.stop();
   await issuer?.stop();
 });
 
 describe('MCP components against the real mcp-registry and the MCP reference server', () => {
   it('discovers the server and calls its echo tool through the registry', async () => {
     const capability = uniqueName('echo-cap');
-    const registered = await fetch(`${registryUrl}/connections`, {
+    const registered = await fetch(`${registry.url}/connections`, {
       method: 'POST',
       headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read']), 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: uniqueName('everything'), type: 'server', protocol: 'stdio', endpoint: { command: 'mcp-server-everything', args: [] }, capabilities: [capability, 'echo'] }),
