@@ -100,7 +100,7 @@ export class ExecutionEngine {
   }
 
   private async execute(executionId: string, signal: AbortSignal): Promise<RunOutcome | undefined> {
-    const execution = await this.repository.findForRun(executionId);
+    const execution = await this.repository.startRun(executionId);
     if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
     const flow = execution.flow as Flow;
     const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
@@ -115,7 +115,6 @@ export class ExecutionEngine {
     const topic = `execution:${executionId}`;
     const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) => void this.events.publish(topic, { executionId, timestamp: new Date().toISOString(), ...event } as unknown as StreamEvent);
     const writer = new StateWriter(() => this.repository.saveNodes(executionId, state));
-    if (execution.status === 'queued') await this.repository.markRunning(executionId, state);
 
     const outputs: Record<string, Record<string, unknown>> = {};
     for (const [id, node] of Object.entries(state)) if (node.status === 'completed' && node.output) outputs[id] = node.output;
@@ -163,15 +162,15 @@ export class ExecutionEngine {
                 if (completed) outputs[id] = node.output ?? {};
                 // A node with effects is saved as completed before anything depends on it, so a
                 // restart never runs it again; a pure node's save rides along with the next one.
-                const save = writer.flush();
+                // A pure node's completion is saved with the next save (or the final one).
                 if (!pure || !completed) {
                   try {
-                    await save;
+                    await writer.flush();
                   } catch (error) {
                     this.logger.error({ err: error, executionId }, 'execution state not saved');
                     interrupted = true;
                   }
-                } else save.catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
+                }
                 inFlight.delete(id);
                 if (completed) publish({ type: 'node-completed', nodeId: id, duration: node.duration, output: node.output, timestamp: node.completedAt });
                 else if (node.status === 'failed' && node.error) {

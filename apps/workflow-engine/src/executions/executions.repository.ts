@@ -35,18 +35,15 @@ export class ExecutionsRepository {
     return row;
   }
 
-  /** The run and its workflow's flow. */
-  async findForRun(id: string): Promise<(ExecutionRow & { flow: unknown }) | undefined> {
+  /** Marks a queued run running and returns it with its workflow's flow (one statement). */
+  async startRun(id: string): Promise<(ExecutionRow & { flow: unknown }) | undefined> {
     const [row] = await this.db.$queryRaw<Array<ExecutionRow & { flow: unknown }>>`
-      SELECT ${COLUMNS}, (SELECT flow FROM "Workflow" w WHERE w.id = "Execution"."workflowId") AS flow FROM "Execution" WHERE id = ${id}::uuid`;
+      UPDATE "Execution" SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END WHERE id = ${id}::uuid
+      RETURNING ${COLUMNS}, (SELECT flow FROM "Workflow" w WHERE w.id = "Execution"."workflowId") AS flow`;
     return row;
   }
 
   // The hot path of a run (several writes per execution) is plain SQL: no query planning per call.
-  markRunning(id: string, nodes: NodeStates) {
-    return this.db.$executeRaw`UPDATE "Execution" SET status = 'running', nodes = ${JSON.stringify(nodes)}::jsonb WHERE id = ${id}::uuid`;
-  }
-
   saveNodes(id: string, nodes: NodeStates) {
     return this.db.$executeRaw`UPDATE "Execution" SET nodes = ${JSON.stringify(nodes)}::jsonb WHERE id = ${id}::uuid`;
   }
