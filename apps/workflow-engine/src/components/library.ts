@@ -38,6 +38,18 @@ async function callTool(context: ComponentContext, connectionId: string | undefi
   return { id, answer };
 }
 
+// Parsed JSONata expressions, reused across runs (evaluation keeps no state in the expression).
+const expressions = new Map<string, ReturnType<typeof jsonata>>();
+function compiled(source: string): ReturnType<typeof jsonata> {
+  let expression = expressions.get(source);
+  if (!expression) {
+    expression = jsonata(source);
+    if (expressions.size >= 1000) expressions.delete(expressions.keys().next().value as string);
+    expressions.set(source, expression);
+  }
+  return expression;
+}
+
 const entityView = (resource: { id: string; type: string; attributes: Record<string, unknown> }) => ({ id: resource.id, type: resource.type, ...resource.attributes });
 
 /** GitLab-style REST calls a ScmAPI node may make: method, path (from params), body. */
@@ -262,7 +274,7 @@ const components: ComponentDefinition[] = [
     async run(data) {
       let value: unknown;
       try {
-        value = await jsonata(data.condition).evaluate(data.input ?? {});
+        value = await compiled(data.condition).evaluate(data.input ?? {});
       } catch (error) {
         throw new NodeError('CONDITION_ERROR', `The condition could not be evaluated: ${(error as Error).message}`, false);
       }

@@ -25,13 +25,14 @@ export class EventBus {
     this.subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.subscriber.on('error', (error) => logger.debug({ err: error }, 'event subscriber error'));
     this.subscriber.on('message', (_channel: string, message: string) => {
-      let parsed: { topic: string; event: StreamEvent };
+      let parsed: { topic: string; events: StreamEvent[] };
       try {
         parsed = JSON.parse(message);
       } catch {
         return;
       }
-      for (const listener of this.listeners.get(parsed.topic) ?? []) listener(parsed.event);
+      if (!Array.isArray(parsed.events)) return;
+      for (const event of parsed.events) for (const listener of this.listeners.get(parsed.topic) ?? []) listener(event);
     });
   }
 
@@ -41,13 +42,32 @@ export class EventBus {
     return this.ready;
   }
 
-  async publish(topic: string, event: StreamEvent): Promise<void> {
-    try {
-      await this.redis.publish(CHANNEL, JSON.stringify({ topic, event }));
-    } catch (error) {
-      // The record of truth is Postgres: a stream that misses a live event still gets it as history.
-      this.logger.warn({ err: error, topic, type: event.type }, 'event not published');
-    }
+  private pending = new Map<string, StreamEvent[]>();
+  private flushing?: Promise<void>;
+
+  /** Queues an event; the events of one topic raised in the same turn go out as one message, in order. */
+  publish(topic: string, event: StreamEvent): Promise<void> {
+    const list = this.pending.get(topic);
+    if (list) list.push(event);
+    else this.pending.set(topic, [event]);
+    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const batches = this.pending;
+    this.pending = new Map();
+    this.flushing = undefined;
+    await Promise.all(
+      [...batches].map(async ([topic, events]) => {
+        try {
+          await this.redis.publish(CHANNEL, JSON.stringify({ topic, events }));
+        } catch (error) {
+          // The record of truth is Postgres: a stream that misses a live event still gets it as history.
+          this.logger.warn({ err: error, topic }, 'events not published');
+        }
+      }),
+    );
   }
 
   /** Listens to one topic; returns the unsubscribe. */
