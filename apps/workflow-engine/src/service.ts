@@ -25,6 +25,7 @@ import { workflowRoutes } from './workflows/workflows.router';
 import { WorkflowsService } from './workflows/workflows.service';
 
 export const ENGINE_VERSION = '0.1.0';
+const DEVELOPMENT_KEY = 'development-only-workflow-engine-key';
 /** An optional URL; empty means not configured. */
 const optionalUrl = z.preprocess((value) => (value === '' ? undefined : value), z.string().url().optional());
 
@@ -40,7 +41,7 @@ export const workflowEngineService = defineService({
     WORKFLOW_ENGINE_CONCURRENCY: env.int(16, { min: 1, max: 500 }),
     WORKFLOW_ENGINE_BATCH_CONCURRENCY: env.int(2, { min: 1, max: 50 }),
     /** Encrypts callback signing secrets at rest; set it in production. */
-    WORKFLOW_ENGINE_SECRET_KEY: z.string().min(16).default('development-only-workflow-engine-key'),
+    WORKFLOW_ENGINE_SECRET_KEY: z.string().min(16).default(DEVELOPMENT_KEY),
     /** The service's own API key, exchanged at auth for calls to local-models and mcp-registry. */
     WORKFLOW_ENGINE_API_KEY: z.string().optional(),
     /** The public base URL (for `monitorUrl`); the request's host otherwise. */
@@ -71,6 +72,9 @@ export const workflowEngineService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, logger } = infra;
+    if (config.NODE_ENV === 'production' && config.WORKFLOW_ENGINE_SECRET_KEY === DEVELOPMENT_KEY) {
+      throw new Error('Invalid configuration: WORKFLOW_ENGINE_SECRET_KEY must be set in production (it seals the callback signing secrets)');
+    }
     const api = new ApiRouter(await infra.verifier());
     const before = [rateLimit({ redis: infra.redis, name: 'workflow-engine', points: config.WORKFLOW_ENGINE_RATE_LIMIT, burst: config.WORKFLOW_ENGINE_RATE_BURST, windowSeconds: 60 })];
 
