@@ -4,7 +4,7 @@ import { finished, startEngine, type Engine } from './harness';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await startEngine();
+  engine = await startEngine(15);
 });
 afterAll(() => engine.stop());
 

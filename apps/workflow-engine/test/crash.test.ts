@@ -1,5 +1,6 @@
 import { spawnService, TestIssuer, type ServiceProcess } from '@platform/testing';
 import { fakeOllama } from './fakes';
+import { redisDatabase } from './harness';
 
 // A worker killed with SIGKILL mid-execution: BullMQ sees the job's lock expire (about 30 s) and
 // hands it to the next worker, which resumes from Postgres without re-running completed nodes.
@@ -24,6 +25,7 @@ const start = async () => {
       AUTH_ISSUER: issuer.issuer,
       LOCAL_MODELS_URL: ollama.url,
       LOG_LEVEL: 'info',
+      REDIS_URL: redisDatabase(8),
       WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
     },
   });

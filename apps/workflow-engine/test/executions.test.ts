@@ -4,7 +4,7 @@ import { finished, startEngine, type Engine } from './harness';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await startEngine({ WORKFLOW_ENGINE_SYNC_TIMEOUT_MS: '10000' });
+  engine = await startEngine(12, { WORKFLOW_ENGINE_SYNC_TIMEOUT_MS: '10000' });
 });
 afterAll(() => engine.stop());
 

@@ -6,8 +6,18 @@ import { fakeGitLab, fakeImages, fakeMcpRegistry, fakeOllama } from './fakes';
 
 export type Engine = Awaited<ReturnType<typeof startEngine>>;
 
+/**
+ * A Redis logical database of the test file's own: the engine's queues have fixed names, so test
+ * files running side by side (CI runs two at once) must not take each other's jobs.
+ */
+export function redisDatabase(index: number): string {
+  const url = new URL(testRedisUrl);
+  url.pathname = `/${index}`;
+  return url.toString();
+}
+
 /** The engine started in-process against the real Postgres and Redis, with fakes for its peers. */
-export async function startEngine(env: Record<string, string> = {}) {
+export async function startEngine(redisDb: number, env: Record<string, string> = {}) {
   const issuer = await new TestIssuer().start();
   const ollama = await fakeOllama().start();
   const mcp = await fakeMcpRegistry().start();
@@ -18,7 +28,7 @@ export async function startEngine(env: Record<string, string> = {}) {
     PORT: '0',
     LOG_LEVEL: 'silent',
     DATABASE_URL: testDatabaseUrl,
-    REDIS_URL: testRedisUrl,
+    REDIS_URL: redisDatabase(redisDb),
     LOCAL_MODELS_URL: ollama.url,
     MCP_REGISTRY_URL: mcp.url,
     CMS_URL: cms.url,

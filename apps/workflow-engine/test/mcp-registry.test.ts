@@ -34,7 +34,7 @@ beforeAll(async () => {
     if (req.url !== '/api/v1/auth/api-key' || (body as { api_key?: string }).api_key !== 'engine-key') return json(res, 401, { error: { type: 'authentication_error', code: 'invalid_token', message: 'bad key' } });
     json(res, 200, { access_token: issuer.token({ sub: 'workflow-engine', permissions: ['mcp:read', 'mcp:write'] }), token_type: 'Bearer', expires_in: 900, service: 'workflow-engine', permissions: ['mcp:read', 'mcp:write'] });
   }).start();
-  engine = await startEngine({ MCP_REGISTRY_URL: registry.url, AUTH_URL: auth.url, WORKFLOW_ENGINE_API_KEY: 'engine-key' });
+  engine = await startEngine(9, { MCP_REGISTRY_URL: registry.url, AUTH_URL: auth.url, WORKFLOW_ENGINE_API_KEY: 'engine-key' });
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { startEngine, type Engine } from './harness';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await startEngine();
+  engine = await startEngine(10);
 });
 afterAll(() => engine.stop());
 

@@ -2,7 +2,7 @@ import { finished, startEngine, type Engine } from './harness';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await startEngine();
+  engine = await startEngine(14);
 });
 afterAll(() => engine.stop());
 

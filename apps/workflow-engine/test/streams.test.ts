@@ -6,7 +6,7 @@ import { finished, startEngine, type Engine } from './harness';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await startEngine();
+  engine = await startEngine(13);
 });
 afterAll(() => engine.stop());
 

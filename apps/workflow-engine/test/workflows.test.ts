@@ -4,7 +4,7 @@ import { startEngine, type Engine } from './harness';
 
 let engine: Engine;
 beforeAll(async () => {
-  engine = await startEngine();
+  engine = await startEngine(11);
 });
 afterAll(() => engine.stop());
 
