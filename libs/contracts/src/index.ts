@@ -8,3 +8,4 @@ export * as registry from './registry';
 export * as tracing from './tracing';
 export * as localModels from './local-models';
 export * as workers from './workers';
+export * as workflowEngine from './workflow-engine';

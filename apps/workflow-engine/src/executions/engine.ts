@@ -1,0 +1,254 @@
+import type { workflowEngine } from '@platform/contracts';
+import type { Logger } from '@platform/telemetry';
+import { z } from 'zod';
+import type { ComponentContext, ComponentResult } from '../components/component';
+import { componentOf } from '../components/library';
+import { NodeError, toNodeError } from '../components/node-error';
+import { graphOf, resolveTemplates } from '../flow/flow';
+import type { EventBus, StreamEvent } from './event-bus';
+import { backoffDelay, type ExecutionFailure, type NodeState, type NodeStates } from './execution-state';
+import type { ExecutionsRepository } from './executions.repository';
+
+type Flow = workflowEngine.Flow;
+type FlowEdge = workflowEngine.FlowEdge;
+type FlowNode = workflowEngine.FlowNode;
+
+/** Thrown when a run is stopped by shutdown: the job is retried and resumes, the run is not failed. */
+export class InterruptedError extends Error {
+  constructor() {
+    super('The execution was interrupted by a shutdown; it resumes on the next worker');
+    this.name = 'InterruptedError';
+  }
+}
+
+export interface RunOutcome {
+  executionId: string;
+  workflowId: string;
+  status: 'completed' | 'failed';
+  durationMs: number;
+  result: Record<string, unknown>;
+  failure?: ExecutionFailure;
+  callbacks: { onComplete?: string; onError?: string };
+}
+
+export type ContextFactory = (signal: AbortSignal) => Omit<ComponentContext, 'runComponent' | 'signal'>;
+
+const MAX_NESTING = 3;
+
+/** Coalesces state writes: calls made while one write runs share the next one. */
+class StateWriter {
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued?: Promise<void>;
+
+  constructor(private readonly save: () => Promise<unknown>) {}
+
+  flush(): Promise<void> {
+    if (this.queued) return this.queued;
+    const next = this.chain.then(async () => {
+      this.queued = undefined;
+      await this.save();
+    });
+    this.queued = next;
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(new InterruptedError());
+    const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), ms);
+    const stop = () => (clearTimeout(timer), reject(new InterruptedError()));
+    signal.addEventListener('abort', stop, { once: true });
+  });
+
+/**
+ * Runs executions: independent nodes at once, each as soon as its parents are done, templates
+ * resolved from upstream outputs, retries per node, and every node's state in Postgres before its
+ * dependants start, so a restarted worker resumes without running a completed node again.
+ */
+export class ExecutionEngine {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    private readonly repository: ExecutionsRepository,
+    private readonly events: EventBus,
+    private readonly contextFor: ContextFactory,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Stops every run of this process (shutdown): their jobs retry elsewhere and resume. */
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort(new InterruptedError());
+  }
+
+  get activeRuns(): number {
+    return this.running.size;
+  }
+
+  async run(executionId: string, outer?: AbortSignal): Promise<RunOutcome | undefined> {
+    const controller = new AbortController();
+    const abort = () => controller.abort(new InterruptedError());
+    outer?.addEventListener('abort', abort, { once: true });
+    this.running.set(executionId, controller);
+    try {
+      return await this.execute(executionId, controller.signal);
+    } finally {
+      this.running.delete(executionId);
+      outer?.removeEventListener('abort', abort);
+    }
+  }
+
+  private async execute(executionId: string, signal: AbortSignal): Promise<RunOutcome | undefined> {
+    const execution = await this.repository.startRun(executionId);
+    if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
+    const flow = execution.flow as Flow;
+    const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
+    const graph = graphOf(flow);
+    const nodesById = new Map(flow.nodes.map((node) => [node.id, node]));
+    const state = (execution.nodes ?? {}) as unknown as NodeStates;
+    for (const node of flow.nodes) {
+      const current = state[node.id];
+      // A node that was running when the previous worker stopped never completed: it runs again.
+      if (!current || current.status === 'running') state[node.id] = { status: 'pending', attempts: current?.attempts ?? 0 };
+    }
+    const topic = `execution:${executionId}`;
+    const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) => void this.events.publish(topic, { executionId, timestamp: new Date().toISOString(), ...event } as unknown as StreamEvent);
+    const writer = new StateWriter(() => this.repository.saveNodes(executionId, state));
+
+    const outputs: Record<string, Record<string, unknown>> = {};
+    for (const [id, node] of Object.entries(state)) if (node.status === 'completed' && node.output) outputs[id] = node.output;
+    const context = this.contextFor(signal);
+    const runComponent = (depth: number) => async (type: string, data: Record<string, unknown>): Promise<ComponentResult> => {
+      if (depth > MAX_NESTING) throw new NodeError('INVALID_INPUT', `Components nest at most ${MAX_NESTING} deep`, false);
+      const component = componentOf(type);
+      if (!component) throw new NodeError('INVALID_INPUT', `Unknown component type ${type}`, false);
+      const parsed = component.input.safeParse(data);
+      if (!parsed.success) throw new NodeError('INVALID_INPUT', `${type}: ${z.prettifyError(parsed.error)}`, false);
+      return component.run(parsed.data, { ...context, signal, runComponent: runComponent(depth + 1) });
+    };
+
+    const edgeActive = (edge: FlowEdge) => {
+      const source = state[edge.source];
+      if (source.status !== 'completed') return false;
+      if (!edge.sourceHandle) return true;
+      return Boolean(source.output?.result) === (edge.sourceHandle === 'true');
+    };
+
+    let failure: ExecutionFailure | undefined;
+    let interrupted = false;
+    const inFlight = new Set<string>();
+
+    await new Promise<void>((resolve) => {
+      const pump = () => {
+        let changed = false;
+        if (!failure && !interrupted) {
+          for (const id of graph.order) {
+            const node = state[id];
+            if (node.status !== 'pending' || inFlight.has(id)) continue;
+            const parents = graph.parents.get(id) ?? [];
+            if (parents.some((edge) => !['completed', 'skipped'].includes(state[edge.source].status))) continue;
+            if (parents.length > 0 && !parents.some(edgeActive)) {
+              node.status = 'skipped';
+              changed = true;
+              publish({ type: 'node-skipped', nodeId: id });
+              continue;
+            }
+            inFlight.add(id);
+            const pure = componentOf(nodesById.get(id)?.type ?? '')?.pure === true;
+            if (!pure) changed = true;
+            void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(
+              async (completed) => {
+                if (completed) outputs[id] = node.output ?? {};
+                // A node with effects is saved as completed before anything depends on it, so a
+                // restart never runs it again; a pure node's save rides along with the next one.
+                // A pure node's completion is saved with the next save (or the final one).
+                if (!pure || !completed) {
+                  try {
+                    await writer.flush();
+                  } catch (error) {
+                    this.logger.error({ err: error, executionId }, 'execution state not saved');
+                    interrupted = true;
+                  }
+                }
+                inFlight.delete(id);
+                if (completed) publish({ type: 'node-completed', nodeId: id, duration: node.duration, output: node.output, timestamp: node.completedAt });
+                else if (node.status === 'failed' && node.error) {
+                  failure ??= { nodeId: id, attempt: node.attempts, message: node.error.message, code: node.error.code, retryable: node.error.retryable };
+                  publish({ type: 'node-failed', nodeId: id, attempt: node.attempts, error: node.error, timestamp: node.completedAt });
+                } else interrupted = true;
+                pump();
+              },
+            );
+          }
+        }
+        // Started and skipped nodes are recorded too (one write for all of them), so a late subscriber sees them.
+        if (changed && inFlight.size > 0) void writer.flush().catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
+        if (inFlight.size === 0) resolve();
+      };
+      pump();
+    });
+
+    if (interrupted || signal.aborted) {
+      await writer.flush().catch(() => undefined);
+      throw new InterruptedError();
+    }
+    const completedAt = new Date();
+    const durationMs = completedAt.getTime() - execution.startedAt.getTime();
+    const result = Object.fromEntries(flow.nodes.filter((node) => state[node.id].status === 'completed').map((node) => [node.id, state[node.id].output ?? {}]));
+    await this.repository.finish(executionId, { nodes: state, result, failure, completedAt, durationMs });
+    if (failure) publish({ type: 'workflow-failed', status: 'failed', duration: durationMs, error: failure, retryable: failure.retryable, timestamp: completedAt.toISOString() });
+    else publish({ type: 'workflow-completed', duration: durationMs, result, timestamp: completedAt.toISOString() });
+    return { executionId, workflowId: execution.workflowId, status: failure ? 'failed' : 'completed', durationMs, result, failure, callbacks: execution.callbacks as RunOutcome['callbacks'] };
+  }
+
+  /** Runs one node with its retries; true when it completed, false when it failed or was interrupted. */
+  private async runNode(
+    node: FlowNode,
+    state: NodeState,
+    overrides: Record<string, unknown> | undefined,
+    outputs: Record<string, Record<string, unknown>>,
+    run: (type: string, data: Record<string, unknown>) => Promise<ComponentResult>,
+    signal: AbortSignal,
+    publish: (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) => void,
+  ): Promise<boolean> {
+    const started = Date.now();
+    state.status = 'running';
+    state.startedAt = new Date(started).toISOString();
+    state.attempts = 0;
+    publish({ type: 'node-started', nodeId: node.id, timestamp: state.startedAt });
+    const retry = node.retry?.enabled ? node.retry : { maxAttempts: 1, initialDelay: 0 };
+    const data = resolveTemplates({ ...node.data, ...overrides }, outputs) as Record<string, unknown>;
+    for (let attempt = 1; ; attempt++) {
+      state.attempts = attempt;
+      try {
+        const result = await run(node.type, data);
+        if (signal.aborted) throw new InterruptedError();
+        Object.assign(state, { status: 'completed', output: result.output, completedAt: new Date().toISOString(), duration: Date.now() - started });
+        if (result.modelUsed) state.modelUsed = result.modelUsed;
+        if (result.tokensUsed !== undefined) state.tokensUsed = result.tokensUsed;
+        if (result.entityCreated) state.entityCreated = result.entityCreated;
+        return true;
+      } catch (error) {
+        if (signal.aborted || error instanceof InterruptedError) {
+          state.status = 'pending';
+          return false;
+        }
+        const failure = toNodeError(error);
+        if (failure.code === 'INTERNAL_ERROR') this.logger.error({ err: error, nodeId: node.id }, 'node failed unexpectedly');
+        if (!failure.retryable || attempt >= retry.maxAttempts) {
+          Object.assign(state, { status: 'failed', completedAt: new Date().toISOString(), duration: Date.now() - started, error: { code: failure.code, message: failure.message, retryable: failure.retryable } });
+          return false;
+        }
+        const delay = backoffDelay(retry.initialDelay, attempt);
+        publish({ type: 'node-retrying', nodeId: node.id, attempt, nextAttemptIn: delay, error: { code: failure.code, message: failure.message } });
+        try {
+          await sleep(delay, signal);
+        } catch {
+          state.status = 'pending';
+          return false;
+        }
+      }
+    }
+  }
+}

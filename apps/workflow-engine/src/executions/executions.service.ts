@@ -1,0 +1,99 @@
+import type { workflowEngine } from '@platform/contracts';
+import { badRequest, notFound } from '@platform/http';
+import type { TypedQueue } from '@platform/queues';
+import type { WorkflowsService } from '../workflows/workflows.service';
+import type { EventBus, StreamEvent } from './event-bus';
+import type { executionQueue } from './execution-queue';
+import type { NodeStates } from './execution-state';
+import { executionView } from './executions.view';
+import type { ExecutionsRepository } from './executions.repository';
+
+type ExecuteRequest = workflowEngine.ExecuteRequest;
+type Flow = workflowEngine.Flow;
+
+export const EXECUTION_JOB_OPTIONS = { attempts: 25, backoff: { type: 'exponential', delay: 500 } } as const;
+
+export class ExecutionsService {
+  constructor(
+    private readonly repository: ExecutionsRepository,
+    private readonly workflows: WorkflowsService,
+    private readonly queue: TypedQueue<typeof executionQueue.payload>,
+    private readonly events: EventBus,
+    private readonly syncTimeoutMs: number,
+  ) {}
+
+  /** Stores the run and enqueues it; `async: false` waits for its end up to the configured limit. */
+  async execute(workflowId: string, request: ExecuteRequest, requestedBy: string, streamBase: string) {
+    const workflow = await this.workflows.get(workflowId);
+    const flow = workflow.flow as unknown as Flow;
+    const ids = new Set(flow.nodes.map((node) => node.id));
+    const unknown = Object.keys(request.inputs).filter((id) => !ids.has(id));
+    if (unknown.length) throw badRequest(`inputs name nodes the workflow does not have: ${unknown.join(', ')}`, { issues: unknown.map((id) => ({ path: `body.inputs.${id}`, message: 'No such node', code: 'unknown_node' })) });
+    const estimatedDuration = await this.workflows.estimatedSeconds(workflowId, flow);
+    const execution = await this.repository.create({ workflowId, inputs: request.inputs, callbacks: request.options.callbacks, requestedBy });
+    const done = request.options.async ? undefined : this.waitForEnd(execution.id);
+    await this.queue.add('execute', { executionId: execution.id }, { jobId: execution.id, ...EXECUTION_JOB_OPTIONS });
+    const accepted = {
+      executionId: execution.id,
+      workflowId,
+      status: 'running',
+      startedAt: execution.startedAt.toISOString(),
+      estimatedDuration,
+      monitorUrl: `${streamBase}/api/v1/executions/${execution.id}/stream`,
+    };
+    if (!done) return { status: 202, body: accepted };
+    const finished = await done;
+    if (!finished) return { status: 202, body: accepted };
+    return { status: 200, body: { ...(await this.get(execution.id)), monitorUrl: accepted.monitorUrl } };
+  }
+
+  private async waitForEnd(executionId: string): Promise<boolean> {
+    let stop: () => void = () => undefined;
+    const ended = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.syncTimeoutMs);
+      void this.events
+        .on(`execution:${executionId}`, (event) => {
+          if (event.type === 'workflow-completed' || event.type === 'workflow-failed') resolve(true);
+        })
+        .then((unsubscribe) => {
+          stop = () => (clearTimeout(timer), unsubscribe());
+        });
+    });
+    const result = await ended;
+    stop();
+    return result;
+  }
+
+  async get(executionId: string) {
+    const row = await this.repository.find(executionId);
+    if (!row) throw notFound(`No execution ${executionId}`);
+    const workflow = await this.workflows.get(row.workflowId);
+    const flow = workflow.flow as unknown as Flow;
+    return executionView(row, flow, await this.workflows.estimatedSeconds(row.workflowId, flow));
+  }
+
+  async exists(executionId: string): Promise<boolean> {
+    return Boolean(await this.repository.find(executionId));
+  }
+
+  /** What already happened to a run, as the stream's events, oldest first. */
+  async history(executionId: string): Promise<StreamEvent[]> {
+    const row = await this.repository.find(executionId);
+    if (!row) return [];
+    const events: StreamEvent[] = [];
+    for (const [nodeId, state] of Object.entries((row.nodes ?? {}) as unknown as NodeStates)) {
+      if (state.startedAt) events.push({ type: 'node-started', executionId, nodeId, timestamp: state.startedAt });
+      if (state.status === 'completed') events.push({ type: 'node-completed', executionId, nodeId, duration: state.duration, output: state.output, timestamp: state.completedAt ?? state.startedAt ?? '' });
+      if (state.status === 'failed') events.push({ type: 'node-failed', executionId, nodeId, attempt: state.attempts, error: state.error, timestamp: state.completedAt ?? '' });
+    }
+    events.sort((a, b) => a.timestamp.localeCompare(b.timestamp) || (a.type === 'node-started' ? -1 : 1));
+    const ended = row.completedAt?.toISOString();
+    if (row.status === 'completed') events.push({ type: 'workflow-completed', executionId, duration: row.durationMs, result: row.result ?? {}, timestamp: ended ?? '' });
+    if (row.status === 'failed') events.push({ type: 'workflow-failed', executionId, status: 'failed', duration: row.durationMs, error: row.error, retryable: row.retryable, timestamp: ended ?? '' });
+    return events;
+  }
+
+  health(since: Date) {
+    return this.repository.counts(since);
+  }
+}

@@ -1,0 +1,42 @@
+import { workflowEngine } from '@platform/contracts';
+import type { ApiRouter } from '@platform/http';
+import type { RequestHandler } from 'express';
+import type { WorkflowsService } from './workflows.service';
+
+export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService, before: RequestHandler[]): void {
+  api
+    .route({
+      method: 'get',
+      path: '/workflows/catalog',
+      summary: 'The catalog of stored workflows',
+      description: '`estimatedDuration` (seconds) is the mean of the workflow\'s completed runs, or its critical path of typical component times before it has run. `tags` adds the component groups used.',
+      tags: ['workflows'],
+      access: { permission: 'workflows:read' },
+      before,
+      query: workflowEngine.CatalogQuery,
+      responses: { 200: { description: 'Catalog', schema: workflowEngine.CatalogResponse } },
+      handler: (req) => workflows.catalog(req.valid.query),
+    })
+    .route({
+      method: 'get',
+      path: '/workflows/templates',
+      summary: 'Templates shipped with the service',
+      tags: ['workflows'],
+      access: { permission: 'workflows:read' },
+      before,
+      responses: { 200: { description: 'Templates with their usage counts', schema: workflowEngine.TemplatesResponse } },
+      handler: () => workflows.templates(),
+    })
+    .route({
+      method: 'post',
+      path: '/workflows',
+      summary: 'Create a workflow',
+      description: 'The flow is validated before it is stored; each issue names the node and the field (`details.issues[].nodeId`, `path`). Give `templateId` to start from a shipped template.',
+      tags: ['workflows'],
+      access: { permission: 'workflows:write' },
+      before,
+      body: workflowEngine.CreateWorkflowRequest,
+      responses: { 201: { description: 'Created', schema: workflowEngine.WorkflowCreated }, 400: { description: 'Invalid flow' } },
+      handler: (req) => workflows.create(req.valid.body, req.auth?.sub ?? 'unknown'),
+    });
+}
