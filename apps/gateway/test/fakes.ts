@@ -230,6 +230,7 @@ export class Fakes {
       CMS_API_KEY: 'cms-test-key',
       SCM_URL: this.scm.url,
       SCM_TOKEN: 'scm-test-token',
+      GATEWAY_K8S_API_URL: this.kubernetes.url,
       OUTBOUND_ALLOW_PRIVATE: 'true',
     };
   }

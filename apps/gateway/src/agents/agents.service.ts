@@ -215,7 +215,11 @@ export class AgentsService {
         {
           name: 'deployer',
           run: async () => {
-            refs.deployment = await this.deps.deployer.apply(target);
+            // A deployment that failed half way (Deployment made, Service refused) leaves nothing behind.
+            refs.deployment = await this.deps.deployer.apply(target).catch(async (error: unknown) => {
+              await this.deps.deployer.remove(target).catch(() => undefined);
+              throw error;
+            });
             return refs.deployment;
           },
           undo: () => this.deps.deployer.remove(target),
