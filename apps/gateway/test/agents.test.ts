@@ -125,7 +125,7 @@ describe('agents through the gateway', () => {
       expect(silent.status).toBe(504);
       expect(silent.body.error).toMatchObject({ code: 'upstream_timeout', details: { service: 'agent' } });
     } finally {
-      g.fakes.agentReply = (payload) => ({ output: { echo: payload.input } });
+      g.fakes.agentReply = (payload) => ({ output: { echo: payload.input ?? payload.instruction } });
     }
     g.fakes.mesh.fail('POST', '^/api/v1/messages', 503);
     try {

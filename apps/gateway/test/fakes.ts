@@ -102,7 +102,7 @@ export class Fakes {
   /** API keys auth accepts, with the token's subject and permissions. */
   readonly apiKeys = new Map<string, { sub: string; permissions: string[] }>();
   /** Mesh agents reply to tasks with this (set `undefined` to stay silent). */
-  agentReply: ((payload: Record<string, unknown>) => unknown) | undefined = (payload) => ({ output: { echo: payload.input } });
+  agentReply: ((payload: Record<string, unknown>) => unknown) | undefined = (payload) => ({ output: { echo: payload.input ?? payload.instruction } });
   readonly k8sObjects = new Map<string, Record<string, unknown>>();
   readonly cmsItems = new Map<string, Array<{ type: string; id: string; attributes: Record<string, unknown> }>>();
 
