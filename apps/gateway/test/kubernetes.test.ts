@@ -1,3 +1,4 @@
+import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { manifest, startGateway, type Gateway } from './harness';
@@ -22,26 +23,26 @@ describe('the Kubernetes deployer against a fake Kubernetes API server', () => {
 
     const posts = g.fakes.kubernetes.calls('POST', '/apis/apps/v1/namespaces/agents-test/deployments');
     expect(posts.at(-1)!.authorization).toBe('Bearer k8s-token');
-    const deployment = posts.at(-1)!.body as any;
+    const deployment = posts.at(-1)!.body as V1Deployment;
     expect(deployment).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'agents-test', labels: { 'agent-platform/name': body.metadata.name } }, spec: { replicas: 2 } });
-    const container = deployment.spec.template.spec.containers[0];
+    const container = deployment.spec!.template.spec!.containers[0];
     expect(container.image).toBe('ghcr.io/acme/summarizer:1.0.0');
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
-    expect(container.resources.limits).toEqual({ memory: '512Mi', cpu: '0.5', 'ephemeral-storage': '1024Mi' });
+    expect(container.resources!.limits).toEqual({ memory: '512Mi', cpu: '0.5', 'ephemeral-storage': '1024Mi' });
     expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(container.env).toEqual(expect.arrayContaining([{ name: 'MODE', value: 'fast' }, { name: 'AGENT_ID', value: created.body.id }, { name: 'AGENT_MAX_EXECUTION_SECONDS', value: '120' }]));
-    expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true });
-    expect(deployment.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/instance': name });
+    expect(deployment.spec!.template.spec!.securityContext).toMatchObject({ runAsNonRoot: true });
+    expect(deployment.spec!.selector.matchLabels).toEqual({ 'app.kubernetes.io/instance': name });
 
-    const service = g.fakes.kubernetes.calls('POST', '/api/v1/namespaces/agents-test/services').at(-1)!.body as any;
+    const service = g.fakes.kubernetes.calls('POST', '/api/v1/namespaces/agents-test/services').at(-1)!.body as V1Service;
     expect(service).toMatchObject({ kind: 'Service', metadata: { name }, spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/instance': name }, ports: [{ port: 8080, targetPort: 'http' }] } });
 
     // An update replaces the Deployment (409 on create, then PUT with its resourceVersion).
     const updated = await request(g.app).put(`/api/v1/agents/${created.body.id}`).set('Authorization', writer).send({ deployment: { replicas: 3 } });
     expect(updated.status).toBe(200);
-    const replaced = g.fakes.kubernetes.calls('PUT', `/apis/apps/v1/namespaces/agents-test/deployments/${name}`).at(-1)!.body as any;
-    expect(replaced.spec.replicas).toBe(3);
-    expect(replaced.metadata.resourceVersion).toBe('1');
+    const replaced = g.fakes.kubernetes.calls('PUT', `/apis/apps/v1/namespaces/agents-test/deployments/${name}`).at(-1)!.body as V1Deployment;
+    expect(replaced.spec!.replicas).toBe(3);
+    expect(replaced.metadata!.resourceVersion).toBe('1');
 
     const removed = await request(g.app).delete(`/api/v1/agents/${created.body.id}`).set('Authorization', writer);
     expect(removed.status).toBe(204);
