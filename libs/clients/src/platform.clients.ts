@@ -1,4 +1,4 @@
-import { auth, registry } from '@platform/contracts';
+import { auth } from '@platform/contracts';
 import { z } from 'zod';
 import { ServiceClient, type ClientOptions } from './service-client';
 
@@ -17,36 +17,6 @@ export class AuthClient {
   /** Exchanges an API key for an access token; a refused key is an UpstreamError with status 401. */
   exchangeApiKey(apiKey: string, clientId: string, call: PlatformCall = {}): Promise<z.infer<typeof auth.ApiKeyLoginResponse>> {
     return this.http.request('POST', '/api/v1/auth/api-key', { ...call, body: { api_key: apiKey, client_id: clientId }, schema: auth.ApiKeyLoginResponse, idempotent: true });
-  }
-}
-
-/** The registry (`REGISTRY_URL`, port 3004): publishing and reading agents. */
-export class RegistryClient {
-  readonly http: ServiceClient;
-  constructor(options: Options) {
-    this.http = new ServiceClient({ service: 'registry', ...options });
-  }
-
-  /** `POST /api/v1/agents`: the first version creates the agent. */
-  publish(manifest: Record<string, unknown>, call: PlatformCall = {}): Promise<registry.PublishResult> {
-    return this.http.request('POST', '/api/v1/agents', { ...call, body: manifest, schema: registry.PublishResult });
-  }
-
-  /** `POST /api/v1/agents/{ns}/{name}/versions`: a new version of an existing agent. */
-  publishVersion(namespace: string, name: string, manifest: Record<string, unknown>, call: PlatformCall = {}): Promise<registry.PublishResult> {
-    return this.http.request('POST', `/api/v1/agents/${enc(namespace)}/${enc(name)}/versions`, { ...call, body: manifest, schema: registry.PublishResult });
-  }
-
-  unpublishVersion(namespace: string, name: string, version: string, call: PlatformCall = {}): Promise<unknown> {
-    return this.http.request('DELETE', `/api/v1/agents/${enc(namespace)}/${enc(name)}/versions/${enc(version)}`, { ...call, idempotent: true });
-  }
-
-  deleteAgent(namespace: string, name: string, call: PlatformCall = {}): Promise<unknown> {
-    return this.http.request('DELETE', `/api/v1/agents/${enc(namespace)}/${enc(name)}`, { ...call, idempotent: true });
-  }
-
-  list(query: Record<string, string | number | boolean | undefined>, call: PlatformCall = {}): Promise<registry.AgentPage> {
-    return this.http.request('GET', '/api/v1/agents', { ...call, query, schema: registry.AgentPage });
   }
 }
 
@@ -169,19 +139,3 @@ export class WorkflowEngineClient {
   }
 }
 
-/** The workers service (`WORKERS_URL`, port 3003): chain-based workflows run as durable DAGs. */
-export class WorkersClient {
-  readonly http: ServiceClient;
-  constructor(options: Options) {
-    this.http = new ServiceClient({ service: 'workers', ...options });
-  }
-
-  /** `POST /api/v1/workflows`: starts a run of the definition (202 with its `workflow_id`). */
-  run(definition: { name: string; steps: Array<Record<string, unknown>>; input?: Record<string, unknown> }, call: PlatformCall = {}): Promise<unknown> {
-    return this.http.request('POST', '/api/v1/workflows', { ...call, body: definition });
-  }
-
-  versions(call: PlatformCall = {}): Promise<unknown> {
-    return this.http.request('GET', '/api/v1/workflows/versions', call);
-  }
-}
