@@ -130,7 +130,7 @@ export const gatewayService = defineService({
 
     const verifier = await infra.verifier();
     const api = new ApiRouter(verifier);
-    const agents = new AgentsService(new AgentsRepository(db), { registry, master, mesh, tracing, deployer, serviceToken: ownToken, replies, executeTimeoutMs: config.GATEWAY_EXECUTE_TIMEOUT_MS, defaultImage: config.GATEWAY_DEFAULT_IMAGE });
+    const agents = new AgentsService(new AgentsRepository(db), { registry, master, mesh, tracing, deployer, serviceToken: ownToken, replies, executeTimeoutMs: config.GATEWAY_EXECUTE_TIMEOUT_MS, defaultImage: config.GATEWAY_DEFAULT_IMAGE, onError: (error, doing) => logger.error({ err: error }, doing) });
     const studio = new StudioService(new StudioRepository(db), { mesh, replies, queue: infra.queues.producer(studioTaskQueue), serviceToken: ownToken, taskTimeoutMs: config.GATEWAY_STUDIO_TASK_TIMEOUT_MS });
     const cmsService = new CmsService(cms, new SitesRepository(db), infra.queues.producer(siteQueue), BASE_PATH);
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
@@ -50,8 +51,17 @@ export class AgentsRepository {
     return this.db.agentStep.deleteMany({ where: { agentId, operation } });
   }
 
-  createExecution(data: { agentId: string; callerSub: string; messageId: string; input: object; traceId?: string }) {
-    return this.db.execution.create({ data: { ...data, status: 'sent' } });
+  /** The hot path of execute, in plain SQL (a Prisma model query costs milliseconds to plan). */
+  async findForExecute(id: string): Promise<{ id: string; status: string; refs: unknown } | undefined> {
+    const rows = await this.db.$queryRaw<Array<{ id: string; status: string; refs: unknown }>>`SELECT "id", "status", "refs" FROM "Agent" WHERE "id" = ${id}`;
+    return rows[0];
+  }
+
+  async createExecution(data: { id?: string; agentId: string; callerSub: string; messageId: string; input: object; traceId?: string }): Promise<{ id: string }> {
+    const id = data.id ?? randomUUID();
+    await this.db.$executeRaw`INSERT INTO "Execution" ("id", "agentId", "callerSub", "messageId", "status", "input", "traceId")
+      VALUES (${id}, ${data.agentId}, ${data.callerSub}, ${data.messageId}, 'sent', ${JSON.stringify(data.input)}::jsonb, ${data.traceId ?? null})`;
+    return { id };
   }
 
   findExecution(id: string) {
@@ -59,8 +69,10 @@ export class AgentsRepository {
   }
 
   /** Records an execution's end once: a late or repeated reply changes nothing. */
-  async finishExecution(id: string, status: string, data: { output?: object; error?: string }): Promise<boolean> {
-    const { count } = await this.db.execution.updateMany({ where: { id, status: 'sent' }, data: { status, output: data.output, error: data.error, finishedAt: new Date() } });
+  async finishExecution(id: string, status: string, data: { output?: unknown; error?: string }): Promise<boolean> {
+    const output = data.output === undefined ? null : JSON.stringify(data.output);
+    const count = await this.db.$executeRaw`UPDATE "Execution" SET "status" = ${status}, "output" = ${output}::jsonb, "error" = ${data.error ?? null}, "finishedAt" = now()
+      WHERE "id" = ${id} AND "status" = 'sent'`;
     return count === 1;
   }
 }

@@ -4,6 +4,7 @@ import type { gateway } from '@platform/contracts';
 import { ApiError, badRequest, conflict, forbidden, notFound } from '@platform/http';
 import { hasPermission } from '@platform/jwt';
 import { validateManifest } from '@platform/manifest';
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { isUniqueViolation } from '../database';
 import type { ReplyHub } from '../replies/reply-hub';
@@ -29,6 +30,7 @@ export interface AgentDependencies {
   replies: ReplyHub;
   executeTimeoutMs: number;
   defaultImage?: string;
+  onError?: (error: unknown, doing: string) => void;
 }
 
 type StepName = z.infer<typeof gateway.SagaStepName>;
@@ -337,40 +339,46 @@ export class AgentsService {
 
   /** Sends a task to the agent through the mesh and waits for its reply. */
   async execute(caller: Caller, id: string, body: z.infer<typeof gateway.ExecuteBody>) {
-    const row = await this.repository.find(id);
+    const row = await this.repository.findForExecute(id);
     if (!row) throw notFound(`No agent ${id}`);
     if (row.status !== 'active') throw conflict(`The agent is ${row.status}`, { status: row.status });
     const traceId = trace.getActiveSpan()?.spanContext().traceId;
-    const { randomUUID } = await import('node:crypto');
     const messageId = randomUUID();
-    const execution = await this.repository.createExecution({ agentId: row.id, callerSub: caller.sub, messageId, input: { input: body.input ?? null }, traceId });
+    const executionId = randomUUID();
     const timeoutMs = body.timeout_ms ?? this.deps.executeTimeoutMs;
     const started = Date.now();
-    const waiter = this.deps.replies.waitFor(execution.id, timeoutMs);
+    // Listening before sending: the reply may come back before the send returns.
+    const waiter = this.deps.replies.waitFor(executionId, timeoutMs);
     const { service } = await this.tokens(caller);
+    const recorded = this.repository.createExecution({ id: executionId, agentId: row.id, callerSub: caller.sub, messageId, input: { input: body.input ?? null }, traceId });
+    const sent = this.deps.mesh.send(
+      {
+        to: (row.refs as Refs).meshId ?? row.id,
+        message_id: messageId,
+        from: 'gateway',
+        ttl_ms: Math.max(1000, timeoutMs),
+        payload: { type: 'task', execution_id: executionId, input: body.input, reply_to: this.deps.replies.replyUrl('execution', executionId, timeoutMs + 60_000), trace_id: traceId ?? null },
+      },
+      service,
+    );
     try {
-      await this.deps.mesh.send(
-        {
-          to: (row.refs as Refs).meshId ?? row.id,
-          message_id: messageId,
-          from: 'gateway',
-          ttl_ms: Math.max(1000, timeoutMs),
-          payload: { type: 'task', execution_id: execution.id, input: body.input, reply_to: this.deps.replies.replyUrl('execution', execution.id, timeoutMs + 60_000), trace_id: traceId ?? null },
-        },
-        service,
-      );
+      await Promise.all([recorded, sent]);
     } catch (error) {
       waiter.cancel();
-      await this.repository.finishExecution(execution.id, 'failed', { error: (error as Error).message });
+      if (await recorded.then(() => true, () => false)) await this.repository.finishExecution(executionId, 'failed', { error: (error as Error).message });
       throw error;
     }
     const reply = await waiter.reply;
     if (!reply) {
-      await this.repository.finishExecution(execution.id, 'timeout', { error: `no reply within ${timeoutMs} ms` });
-      throw new ApiError(504, 'api_error', 'upstream_timeout', `The agent did not answer within ${timeoutMs} ms`, { service: 'agent', agentId: row.id, executionId: execution.id });
+      await this.repository.finishExecution(executionId, 'timeout', { error: `no reply within ${timeoutMs} ms` });
+      throw new ApiError(504, 'api_error', 'upstream_timeout', `The agent did not answer within ${timeoutMs} ms`, { service: 'agent', agentId: row.id, executionId });
     }
+    // The answer does not wait for the record of it.
+    void this.repository
+      .finishExecution(executionId, reply.error ? 'failed' : 'completed', { output: reply.output === undefined ? undefined : { output: reply.output }, error: reply.error })
+      .catch((error: unknown) => this.deps.onError?.(error, 'recording an execution reply'));
     return {
-      executionId: execution.id,
+      executionId,
       agentId: row.id,
       status: reply.error ? ('failed' as const) : ('completed' as const),
       output: reply.output ?? null,
@@ -380,10 +388,10 @@ export class AgentsService {
     };
   }
 
-  /** An agent's reply to an execution: recorded once, then handed to the waiting request. */
+  /** An agent's reply to an execution: the first one goes to the waiting request, which records it. */
   async reply(executionId: string, reply: { output?: unknown; error?: string }): Promise<boolean> {
-    const first = await this.repository.finishExecution(executionId, reply.error ? 'failed' : 'completed', { output: reply.output === undefined ? undefined : { output: reply.output as object }, error: reply.error });
-    if (first) await this.deps.replies.publish(executionId, reply);
-    return first;
+    if (!(await this.deps.replies.claim(executionId, 24 * 3600_000))) return false;
+    await this.deps.replies.publish(executionId, reply);
+    return true;
   }
 }

@@ -81,6 +81,11 @@ export class ReplyHub {
     return { reply, cancel };
   }
 
+  /** True for the first reply to `id` only (Redis SET NX): a repeated reply changes nothing. */
+  async claim(id: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(`gateway:reply:${id}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
   async publish(id: string, reply: Reply): Promise<void> {
     await this.redis.publish(CHANNEL, JSON.stringify({ id, reply }));
   }
