@@ -16,8 +16,8 @@ async function freePort(): Promise<number> {
 export type Gateway = Awaited<ReturnType<typeof startGateway>>;
 
 /** Boots the real gateway (Postgres, Redis, queues) against fakes of every system it calls. */
-export async function startGateway(extraEnv: Record<string, string> = {}) {
-  const fakes = await new Fakes().start();
+export async function startGateway(extraEnv: Record<string, string> = {}, started?: Fakes) {
+  const fakes = started ?? (await new Fakes().start());
   const port = await freePort();
   const service = await startService(gatewayService, {
     env: { PORT: String(port), GATEWAY_PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', DATABASE_URL: testDatabaseUrl, REDIS_URL: testRedisUrl, ...fakes.env(), ...extraEnv },
