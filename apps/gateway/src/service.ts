@@ -3,6 +3,7 @@ import {
   AuthClient,
   GitLabScmClient,
   JsonApiCmsClient,
+  keepAliveTransport,
   MasterClient,
   McpRegistryClient,
   MeshClient,
@@ -18,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ApiKeyExchange } from './access/api-keys';
-import { gatewayAccess } from './access/gateway-access';
+import { gatewayAccess, VerificationMemo } from './access/gateway-access';
 import { AgentsRepository } from './agents/agents.repository';
 import { agentRoutes } from './agents/agents.router';
 import { AgentsService } from './agents/agents.service';
@@ -102,7 +103,7 @@ export const gatewayService = defineService({
     const timeoutMs = config.GATEWAY_UPSTREAM_TIMEOUT_MS;
     const serviceToken = config.GATEWAY_API_KEY ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.GATEWAY_API_KEY, clientId: config.GATEWAY_CLIENT_ID }) : undefined;
     const ownToken = async () => serviceToken?.();
-    const clients = { timeoutMs };
+    const clients = { timeoutMs, transport: keepAliveTransport() };
     const registry = new RegistryClient({ baseUrl: config.REGISTRY_URL, ...clients });
     const master = new MasterClient({ baseUrl: config.MASTER_URL, basePath: config.MASTER_BASE_PATH, ...clients });
     const mesh = new MeshClient({ baseUrl: config.MESH_URL, ...clients });
@@ -129,7 +130,8 @@ export const gatewayService = defineService({
     infra.onShutdown('replies', () => replies.stop(), ShutdownPriority.components);
 
     const verifier = await infra.verifier();
-    const api = new ApiRouter(verifier);
+    const memo = new VerificationMemo(verifier);
+    const api = new ApiRouter(memo.verifier);
     const agents = new AgentsService(new AgentsRepository(db), { registry, master, mesh, tracing, deployer, serviceToken: ownToken, replies, executeTimeoutMs: config.GATEWAY_EXECUTE_TIMEOUT_MS, defaultImage: config.GATEWAY_DEFAULT_IMAGE, onError: (error, doing) => logger.error({ err: error }, doing) });
     const studio = new StudioService(new StudioRepository(db), { mesh, replies, queue: infra.queues.producer(studioTaskQueue), serviceToken: ownToken, taskTimeoutMs: config.GATEWAY_STUDIO_TASK_TIMEOUT_MS });
     const cmsService = new CmsService(cms, new SitesRepository(db), infra.queues.producer(siteQueue), BASE_PATH);
@@ -160,7 +162,7 @@ export const gatewayService = defineService({
     });
     const limiter = createRateLimiter({ redis: infra.redis, name: 'gateway', points: config.GATEWAY_RATE_LIMIT, burst: config.GATEWAY_RATE_BURST, windowSeconds: config.GATEWAY_RATE_WINDOW });
     return {
-      beforeBody: [gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter })],
+      beforeBody: [gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter, memo })],
       routers: [{ basePath: BASE_PATH, router: api }],
       health: { extra: () => ({ deployer: deployer.kind }) },
     };

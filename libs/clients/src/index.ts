@@ -7,3 +7,4 @@ export * from './registry';
 export * from './workers';
 export * from './platform.clients';
 export * from './scm.client';
+export * from './http-transport';

@@ -12,6 +12,39 @@ export interface GatewayAccessOptions {
   exchange: ApiKeyExchange;
   verifier: TokenVerifier;
   limiter: RateLimiter;
+  /** Hands the verification done here to the route's own check (one RS256 verification per request). */
+  memo?: VerificationMemo;
+}
+
+type Claims = Awaited<ReturnType<TokenVerifier['verify']>>;
+
+/**
+ * A verifier for the routes that reuses the verification the front door just did for the same
+ * request's token, and verifies anything else itself.
+ */
+export class VerificationMemo {
+  private readonly recent = new Map<string, Promise<Claims>>();
+  readonly verifier: TokenVerifier;
+
+  constructor(private readonly inner: TokenVerifier) {
+    const verifier = Object.create(inner) as TokenVerifier;
+    verifier.verify = (token: string) => {
+      const done = this.recent.get(token);
+      if (done) {
+        this.recent.delete(token);
+        return done;
+      }
+      return inner.verify(token);
+    };
+    this.verifier = verifier;
+  }
+
+  verify(token: string, res: { once: (event: 'close', listener: () => void) => unknown }): Promise<Claims> {
+    const verification = this.inner.verify(token);
+    this.recent.set(token, verification);
+    res.once('close', () => this.recent.get(token) === verification && this.recent.delete(token));
+    return verification;
+  }
 }
 
 /**
@@ -31,7 +64,7 @@ export function gatewayAccess(options: GatewayAccessOptions): RequestHandler {
       if (apiKey) {
         bucket = `key:${apiKeyHash(apiKey)}`;
       } else if (bearer) {
-        const claims = await options.verifier.verify(bearer).catch(() => undefined);
+        const claims = await (options.memo ? options.memo.verify(bearer, res) : options.verifier.verify(bearer)).catch(() => undefined);
         bucket = claims ? `user:${claims.sub}` : `ip:${req.ip}`;
       } else {
         bucket = `ip:${req.ip}`;
