@@ -38,6 +38,7 @@ export interface DeliveryDeps {
 }
 
 const PRESENCE_MS = 30_000;
+const WAIT_FOR_SUBSCRIBER_MS = 1000;
 /** Redis key naming the node where an agent has a Subscribe stream open. */
 export const presenceKey = (agentId: string) => `mesh:subscriber:${agentId}`;
 /** BullMQ queue names may not contain `:`; agent ids never contain `~`. */
@@ -176,7 +177,12 @@ export class DeliveryService {
         throw new DelayedError();
       }
       const endpoint = await this.deps.endpointOf(agentId);
-      if (!endpoint) throw new Error('no subscriber and no endpoint');
+      if (!endpoint) {
+        // Nobody to deliver to yet: the message waits (no attempt spent) until a subscriber
+        // arrives (which promotes it at once) or its TTL runs out.
+        await job.moveToDelayed(Date.now() + WAIT_FOR_SUBSCRIBER_MS, token);
+        throw new DelayedError();
+      }
       await this.deps.post(endpoint, { id: message.id, message_id: message.message_id, from: message.from, capability: message.capability, payload: message.payload, attempt }, timeoutMs);
     }
     this.deps.tracker.finished(agentId, performance.now() - started);
@@ -220,6 +226,8 @@ export class DeliveryService {
     if (present) {
       await this.deps.redis.set(presenceKey(agentId), this.deps.nodeId, 'PX', PRESENCE_MS).catch(() => undefined);
       this.ensureWorker(agentId);
+      // Messages waiting for a subscriber (or backing off after a dropped one) go out now.
+      await this.queue(agentId).promoteJobs().catch(() => undefined);
     } else {
       await this.deps.redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, presenceKey(agentId), this.deps.nodeId).catch(() => undefined);
       if (!this.owned.has(agentId)) await this.stopWorker(agentId);
