@@ -14,7 +14,7 @@ export class MeshBus {
     private readonly nodeId: string,
     private readonly logger: Logger,
   ) {
-    this.subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, enableAutoPipelining: false, enableReadyCheck: false });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (channel: string, message: string) => {
       const at = message.indexOf('|');
