@@ -74,7 +74,7 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
     env: { PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATABASE_URL: testDatabaseUrl, REDIS_URL: testRedisUrl, MESH_CLUSTER: cluster, OTEL_SDK_DISABLED: 'true' },
     verifier: issuer.verifier(),
   });
-  const grpcPort = (await fetch(`${svc.url}/health`).then((res) => res.json())).grpc.port as number;
+  const grpcPort = ((await fetch(`${svc.url}/health`).then((res) => res.json())) as { grpc: { port: number } }).grpc.port;
   const capability = `bench-${randomUUID().slice(0, 8)}`;
   const md = new grpc.Metadata();
   md.set('authorization', issuer.bearer(['mesh:write']));
