@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { SubscriberHub } from '../grpc/subscribers';
 import type { LoadTracker } from '../routing/load';
 import type { SettingsService } from '../settings/settings.service';
-import type { MessageRow, MessagesRepository } from './messages.repository';
+import type { MessagesRepository, NewMessage } from './messages.repository';
 
 /** What a delivery job carries: enough to deliver without reading Postgres again. */
 export interface DeliveryJob {
@@ -83,18 +83,29 @@ export class DeliveryService {
     return [...this.queues.values()];
   }
 
-  async enqueue(row: MessageRow): Promise<void> {
+  async enqueue(row: NewMessage): Promise<void> {
+    await this.enqueueMany([row]);
+  }
+
+  /** One job per message on each agent's queue, added in bulk (one Redis round trip per agent). */
+  async enqueueMany(rows: readonly NewMessage[]): Promise<void> {
     const settings = this.deps.settings.value;
-    const job: DeliveryJob = { id: row.id, message_id: row.messageId, from: row.sender, capability: row.capability, payload: row.payload, expires_at: row.expiresAt?.getTime() ?? null };
-    await this.queue(row.agentId).add('deliver', job, {
-      jobId: row.id,
-      attempts: settings.max_delivery_attempts,
-      backoff: { type: 'exponential', delay: settings.retry_backoff_ms },
-      removeOnComplete: true,
-      removeOnFail: false,
-    });
-    if (this.wantsWorker(row.agentId)) this.ensureWorker(row.agentId);
-    else await this.deps.announce(row.agentId);
+    const opts = { attempts: settings.max_delivery_attempts, backoff: { type: 'exponential' as const, delay: settings.retry_backoff_ms }, removeOnComplete: true, removeOnFail: false };
+    const byAgent = new Map<string, NewMessage[]>();
+    for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);
+    await Promise.all(
+      [...byAgent].map(async ([agentId, messages]) => {
+        await this.queue(agentId).addBulk(
+          messages.map((row) => ({
+            name: 'deliver',
+            data: { id: row.id, message_id: row.messageId, from: row.sender, capability: row.capability, payload: row.payload, expires_at: row.expiresAt?.getTime() ?? null } satisfies DeliveryJob,
+            opts: { ...opts, jobId: row.id },
+          })),
+        );
+        if (this.wantsWorker(agentId)) this.ensureWorker(agentId);
+        else await this.deps.announce(agentId);
+      }),
+    );
   }
 
   /** This node owns these agents (runs their checks, and their delivery when nobody subscribes). */

@@ -38,8 +38,9 @@ const where = (filter: MessageFilter): Prisma.MessageWhereInput => ({
 export class MessagesRepository {
   constructor(private readonly db: Db) {}
 
-  insert(message: NewMessage): Promise<MessageRow> {
-    return this.db.message.create({ data: { ...message, payload: message.payload as Prisma.InputJsonValue } });
+  /** Many messages in one statement (sends arriving together are committed together). */
+  async insertMany(messages: readonly NewMessage[]): Promise<void> {
+    await this.db.message.createMany({ data: messages.map((message) => ({ ...message, payload: message.payload as Prisma.InputJsonValue })) });
   }
 
   find(id: string): Promise<MessageRow | null> {

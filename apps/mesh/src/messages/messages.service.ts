@@ -6,7 +6,7 @@ import type { AgentsRepository } from '../agents/agents.repository';
 import type { RoutingTable } from '../routing/routing.table';
 import type { SettingsService } from '../settings/settings.service';
 import type { DeliveryService } from './delivery';
-import type { MessageFilter, MessagesRepository } from './messages.repository';
+import type { MessageFilter, MessagesRepository, NewMessage } from './messages.repository';
 import { messageView } from './messages.view';
 
 export interface MessagesServiceDeps {
@@ -25,8 +25,11 @@ const dedupeKey = (messageId: string) => `mesh:dedupe:${messageId}`;
 /** Sending (de-duplicated, routed, recorded, queued), listing, exporting and maintenance of messages. */
 export class MessagesService {
   private readonly knownAgents = new Map<string, number>();
+  private readonly commits: GroupCommit;
 
-  constructor(private readonly deps: MessagesServiceDeps) {}
+  constructor(private readonly deps: MessagesServiceDeps) {
+    this.commits = new GroupCommit(deps.messages, deps.delivery);
+  }
 
   async send(body: mesh.SendMessageBody): Promise<{ id: string; message_id: string; agent_id: string; state: mesh.MeshMessage['state']; duplicate: boolean }> {
     this.deps.assertAccepting();
@@ -43,22 +46,20 @@ export class MessagesService {
     try {
       const agentId = body.to ?? (await this.route(body.capability!));
       if (body.to) await this.assertAgent(body.to);
-      const row = await this.deps.messages.insert({
-        id,
-        messageId,
-        sender: body.from ?? null,
-        agentId,
-        capability: body.capability ?? null,
-        payload: body.payload ?? null,
-        expiresAt: new Date(Date.now() + (body.ttl_ms ?? settings.default_ttl_ms)),
-      });
       this.deps.routing.tracker.started(agentId);
       try {
-        await this.deps.delivery.enqueue(row);
+        await this.commits.add({
+          id,
+          messageId,
+          sender: body.from ?? null,
+          agentId,
+          capability: body.capability ?? null,
+          payload: body.payload ?? null,
+          expiresAt: new Date(Date.now() + (body.ttl_ms ?? settings.default_ttl_ms)),
+        });
       } catch (error) {
         this.deps.routing.tracker.finished(agentId);
-        // Recorded but not queued: resync puts it on the queue from Postgres.
-        throw serviceUnavailable('The message was stored but could not be queued (Redis); it is delivered after POST /cluster/resync', { id, cause: (error as Error).message });
+        throw error;
       }
       return { id, message_id: messageId, agent_id: agentId, state: 'queued', duplicate: false };
     } catch (error) {
@@ -125,6 +126,54 @@ export class MessagesService {
   async depth() {
     const agents = await this.deps.messages.depth(500);
     return { total: agents.reduce((sum, agent) => sum + agent.depth, 0), agents: agents.map((agent) => ({ agent_id: agent.agentId, depth: agent.depth })) };
+  }
+}
+
+class QueueingError extends Error {}
+
+/**
+ * Group commit of sends: while one batch is written (one INSERT, one BullMQ addBulk per agent),
+ * the sends arriving meanwhile wait and go together in the next. No timer: a lone send goes at once.
+ */
+class GroupCommit {
+  private pending: Array<{ message: NewMessage; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private running = false;
+
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly delivery: DeliveryService,
+  ) {}
+
+  add(message: NewMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ message, resolve, reject });
+      if (!this.running) void this.run();
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, 500);
+      const rows = batch.map((entry) => entry.message);
+      try {
+        await this.messages.insertMany(rows);
+        try {
+          await this.delivery.enqueueMany(rows);
+        } catch (error) {
+          throw new QueueingError((error as Error).message);
+        }
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        // Stored but not queued: POST /cluster/resync queues it again from Postgres.
+        const failure =
+          error instanceof QueueingError
+            ? serviceUnavailable('The message was stored but could not be queued (Redis); it is delivered after POST /cluster/resync', { reason: 'queue_unavailable' })
+            : error;
+        for (const entry of batch) entry.reject(failure);
+      }
+    }
+    this.running = false;
   }
 }
 
