@@ -49,6 +49,8 @@ export const meshService = defineService({
     MESH_CLUSTER: z.string().regex(NAME).default('default'),
     /** This node's id (default: host name and a random suffix). */
     MESH_NODE_ID: z.string().regex(NAME).optional(),
+    /** Set by the Helm chart; the node id when MESH_NODE_ID is not. */
+    POD_NAME: z.string().regex(NAME).optional(),
     MESH_HEALTH_CHECK_INTERVAL_MS: env.ms(10_000),
     MESH_HEALTH_CHECK_TIMEOUT_MS: env.ms(2_000),
     MESH_EJECTION_FAILURES: env.int(3, { min: 1, max: 100 }),
@@ -68,7 +70,7 @@ export const meshService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, db, redis, logger } = infra;
-    const nodeId = config.MESH_NODE_ID ?? `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${randomUUID().slice(0, 8)}`;
+    const nodeId = config.MESH_NODE_ID ?? config.POD_NAME ?? `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${randomUUID().slice(0, 8)}`;
     const channels = channelsOf(config.MESH_CLUSTER);
     const state = new NodeState();
     const hub = new SubscriberHub();
