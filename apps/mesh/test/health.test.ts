@@ -136,8 +136,11 @@ describe('deregistration of an agent critical for too long', () => {
       await request(mesh.app).post('/api/v1/agents').set('Authorization', write).send({ id, name: 'silent', check: { type: 'ttl', ttl_ms: 1000 } });
       const sent = await request(mesh.app).post('/api/v1/messages').set('Authorization', write).send({ to: id, payload: 1 });
       await eventually(async () => (await request(mesh.app).get(`/api/v1/agents/${id}/health/history`).set('Authorization', read)).status === 404, 15_000);
-      const dead = await request(mesh.app).get(`/api/v1/queues/dlq?agent_id=${id}`).set('Authorization', read);
-      expect(dead.body.messages).toEqual([expect.objectContaining({ id: sent.body.id, dead_reason: 'critical_too_long' })]);
+      const dead = await eventually(async () => {
+        const res = await request(mesh.app).get(`/api/v1/queues/dlq?agent_id=${id}`).set('Authorization', read);
+        return res.body.total === 1 && res.body.messages;
+      });
+      expect(dead).toEqual([expect.objectContaining({ id: sent.body.id, dead_reason: 'critical_too_long' })]);
     } finally {
       await mesh.stop();
       await stopIssuer();

@@ -55,10 +55,12 @@ export class AgentsService {
   }
 
   async deregister(agentId: string, reason = 'agent_deregistered'): Promise<boolean> {
+    if (!(await this.deps.agents.find(agentId))) return false;
+    // Waiting messages become dead letters before the agent disappears from every listing.
+    await this.deps.messages.killPending(agentId, reason);
     const removed = await this.deps.agents.remove(agentId);
     if (!removed) return false;
     await this.forget(agentId, reason);
-    await this.deps.messages.killPending(agentId, reason);
     await this.deps.routingChanged();
     await this.deps.announceRemoved(agentId);
     return true;
