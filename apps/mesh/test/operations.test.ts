@@ -98,7 +98,16 @@ describe('a node that loses Redis', () => {
     const health = healthClient(mesh.grpcPort);
     try {
       expect(await check(health, '')).toEqual({ status: 'SERVING' });
+      const write = await bearer(['mesh:write']);
+      const agent = await request(mesh.app).post('/api/v1/agents').set('Authorization', write).send({ name: 'cut-off' });
+      const client = meshClient(mesh.grpcPort);
+      const md = await metadata();
       mesh.infra.redis.disconnect();
+      const refused = await request(mesh.app).post('/api/v1/messages').set('Authorization', write).send({ to: agent.body.id, payload: 1 });
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.message).toMatch(/redis|cache/i);
+      await expect(call(client, 'Send', { to: agent.body.id, payload_json: '1' }, md)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+      client.close();
       await eventually(async () => (await check(health, '')).status === 'NOT_SERVING');
       expect(await check(health, 'platform.mesh.v1.Mesh')).toEqual({ status: 'NOT_SERVING' });
       const ready = await request(mesh.app).get('/health/ready');

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { mesh } from '@platform/contracts';
-import { ApiError } from '@platform/http';
+import { ApiError, unavailableDependency } from '@platform/http';
 import { hasPermission, type TokenVerifier } from '@platform/jwt';
 import type { Logger } from '@platform/telemetry';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
@@ -43,6 +43,8 @@ function toGrpcError(error: unknown): Partial<grpc.ServiceError> {
       : grpc.status.INTERNAL;
     return status(code, error.message);
   }
+  const dependency = unavailableDependency(error);
+  if (dependency) return status(grpc.status.UNAVAILABLE, `${dependency === 'cache' ? 'Redis' : 'PostgreSQL'} is unavailable`);
   return status(grpc.status.INTERNAL, 'internal error');
 }
 
