@@ -6,3 +6,4 @@ export * as auth from './auth';
 export * as mcpRegistry from './mcp-registry';
 export * as registry from './registry';
 export * as gateway from './gateway';
+export * as mesh from './mesh';
