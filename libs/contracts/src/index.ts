@@ -5,3 +5,4 @@ export * from './token';
 export * as auth from './auth';
 export * as mcpRegistry from './mcp-registry';
 export * as registry from './registry';
+export * as master from './master';
