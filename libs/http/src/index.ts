@@ -12,3 +12,4 @@ export * from './input-guards';
 export * from './client-errors';
 export * from './dependency-errors';
 export * from './websocket';
+export * from './work-limiter';
