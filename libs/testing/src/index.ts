@@ -2,3 +2,4 @@ export * from './environment';
 export * from './test-issuer';
 export * from './fuzz';
 export * from './service-process';
+export * from './fake-cms';
