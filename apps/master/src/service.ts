@@ -1,3 +1,4 @@
+import { serviceApiKeyToken } from '@platform/clients';
 import { env } from '@platform/config';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { SECURITY_CAPABILITIES } from '@platform/manifest';
@@ -24,6 +25,7 @@ import { BUILT_IN_POLICIES, parseOperatorPolicies } from './governance/policies'
 import { monitoringRoutes } from './monitoring/monitoring.router';
 import { MonitoringRepository } from './monitoring/monitoring.repository';
 import { MonitoringService } from './monitoring/monitoring.service';
+import { executionSyncQueue } from './orchestration/execution-queue';
 import { orchestrationRoutes } from './orchestration/orchestration.router';
 import { OrchestrationRepository } from './orchestration/orchestration.repository';
 import { OrchestrationService } from './orchestration/orchestration.service';
@@ -65,6 +67,9 @@ export const masterService = defineService({
     MASTER_FEDERATION_TIMEOUT_MS: env.ms(10_000),
     /** Encrypts the peers' join tokens at rest; required in production. */
     MASTER_SECRET_KEY: z.string().min(16).default(DEVELOPMENT_SECRET),
+    /** The master's own API key (issued by auth), for calls made for no user: the scheduled execution sync. */
+    MASTER_API_KEY: z.string().min(1).optional(),
+    MASTER_EXECUTION_SYNC_SECONDS: env.seconds(15),
   },
   database: createDatabase,
   async build(infra) {
@@ -87,8 +92,9 @@ export const masterService = defineService({
     const events = new EventsRepository(db);
     const agentsRepository = new AgentsRepository(db, events);
     const agents = new AgentsService(agentsRepository);
-    const registry = new HttpRegistryApi({ url: config.REGISTRY_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS });
-    const workers = new HttpWorkersApi({ url: config.WORKERS_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS });
+    const token = config.MASTER_API_KEY ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.MASTER_API_KEY, clientId: 'master' }) : undefined;
+    const registry = new HttpRegistryApi({ url: config.REGISTRY_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS, token });
+    const workers = new HttpWorkersApi({ url: config.WORKERS_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS, token });
     if (infra.role !== 'worker') await new GovernanceRepository(db).record(policies);
 
     const federation = new FederationService(
@@ -110,6 +116,19 @@ export const masterService = defineService({
       );
     }
 
+    const orchestrationRepository = new OrchestrationRepository(db, events);
+    const orchestration = new OrchestrationService(orchestrationRepository, agentsRepository, workers, config.MASTER_AVAILABLE_CAPABILITIES, logger);
+    const executionQueue = infra.queues.producer(executionSyncQueue);
+    // Executions are mirrored on read; with a service API key they are also mirrored on a schedule.
+    const executionWorker = token ? infra.queues.process(executionSyncQueue, () => orchestration.syncUnfinished(), { concurrency: 1 }) : undefined;
+    if (executionWorker) {
+      await executionQueue.queue.upsertJobScheduler(
+        'sync-unfinished',
+        { every: config.MASTER_EXECUTION_SYNC_SECONDS * 1000 },
+        { name: 'sync', data: { payload: {} }, opts: { attempts: 1 } },
+      );
+    }
+
     const probes = {
       database: () => db.$queryRaw`SELECT 1`.then(() => true),
       cache: () => infra.redis.ping().then(() => true),
@@ -126,7 +145,7 @@ export const masterService = defineService({
     certificationRoutes(api, new CertificationService(new CertificationRepository(db, events), agents, registry), limit);
     governanceRoutes(api, new GovernanceService(policies, agents), limit);
     federationRoutes(api, federation, limit);
-    monitoringRoutes(api, new MonitoringService(new MonitoringRepository(db), events, [syncQueue.queue], probes), limit);
+    monitoringRoutes(api, new MonitoringService(new MonitoringRepository(db), events, [syncQueue.queue, executionQueue.queue], probes), limit);
 
     return {
       routers: [{ basePath: config.BASE_PATH, router: api }],

@@ -64,6 +64,14 @@ export class OrchestrationRepository {
     });
   }
 
+  unfinishedExecutions(limit: number): Promise<ExecutionRow[]> {
+    return this.db.execution.findMany({
+      where: { state: { in: ['pending', 'running'] }, workersId: { not: null } },
+      orderBy: { updatedAt: 'asc' },
+      take: limit,
+    });
+  }
+
   findExecution(id: string): Promise<ExecutionRow | null> {
     return this.db.execution.findUnique({ where: { id } });
   }

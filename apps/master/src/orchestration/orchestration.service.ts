@@ -129,6 +129,13 @@ export class OrchestrationService {
     return executionView(row);
   }
 
+  /** The scheduled sync: every unfinished execution, with the service's own token. */
+  async syncUnfinished(): Promise<number> {
+    const rows = await this.repository.unfinishedExecutions(500);
+    for (const row of rows) await this.sync(row, undefined);
+    return rows.length;
+  }
+
   /** Mirrors the run's state from workers; when workers cannot answer, the last mirrored state stands. */
   async sync(row: ExecutionRow, authorization: string | undefined): Promise<ExecutionRow> {
     try {

@@ -1,5 +1,6 @@
+import { RegistryClient, UpstreamError, type TokenSource } from '@platform/clients';
 import type { registry } from '@platform/contracts';
-import { callService, passOn } from './upstream';
+import { bearerOf, probe, upstream } from './upstream';
 
 /** What the master needs of the registry, which owns certification (one engine on the platform). */
 export interface RegistryApi {
@@ -13,66 +14,38 @@ export interface RegistryApi {
   ready(): Promise<boolean>;
 }
 
-const SEGMENT = encodeURIComponent;
-
+/** The registry over `@platform/clients`, forwarding the caller's token (or the service's own). */
 export class HttpRegistryApi implements RegistryApi {
-  constructor(private readonly options: { url: string; timeoutMs: number }) {}
+  private readonly client: RegistryClient;
 
-  private api(path: string): string {
-    return `${this.options.url.replace(/\/$/, '')}/api/v1${path}`;
+  constructor(private readonly options: { url: string; timeoutMs: number; token?: TokenSource }) {
+    this.client = new RegistryClient({ baseUrl: options.url, timeoutMs: options.timeoutMs, token: options.token });
   }
 
   async hasVersion(authorization: string | undefined, namespace: string, name: string, version: string): Promise<boolean> {
-    const answer = await callService('registry', this.api(`/agents/${SEGMENT(namespace)}/${SEGMENT(name)}/versions/${SEGMENT(version)}`), {
-      authorization,
-      timeoutMs: this.options.timeoutMs,
+    return upstream(async () => (await this.client.version(namespace, name, version, { bearer: bearerOf(authorization) })) !== undefined);
+  }
+
+  publish(authorization: string | undefined, manifest: object): Promise<void> {
+    return upstream(async () => {
+      try {
+        await this.client.publish(manifest, { bearer: bearerOf(authorization) });
+      } catch (error) {
+        // The version exists already (published before, perhaps by another master): nothing to do.
+        if (!(error instanceof UpstreamError && error.upstreamStatus === 409)) throw error;
+      }
     });
-    if (answer.status === 200) return true;
-    if (answer.status === 404) return false;
-    throw passOn('registry', answer);
   }
 
-  async publish(authorization: string | undefined, manifest: object): Promise<void> {
-    const answer = await callService('registry', this.api('/agents'), { method: 'POST', authorization, body: manifest, timeoutMs: this.options.timeoutMs });
-    if (answer.status === 201 || answer.status === 409) return;
-    throw passOn('registry', answer);
+  requestCertification(authorization: string | undefined, namespace: string, name: string, version: string) {
+    return upstream(() => this.client.requestCertification(namespace, name, { version }, { bearer: bearerOf(authorization) }));
   }
 
-  async requestCertification(authorization: string | undefined, namespace: string, name: string, version: string): Promise<registry.Certification> {
-    const answer = await callService('registry', this.api(`/certifications/${SEGMENT(namespace)}/${SEGMENT(name)}/request`), {
-      method: 'POST',
-      authorization,
-      body: { version },
-      timeoutMs: this.options.timeoutMs,
-    });
-    if (answer.status === 201) return answer.body as registry.Certification;
-    throw passOn('registry', answer);
+  findCertification(authorization: string | undefined, namespace: string, name: string, id: string) {
+    return upstream(() => this.client.certification(namespace, name, id, { bearer: bearerOf(authorization) }));
   }
 
-  async findCertification(authorization: string | undefined, namespace: string, name: string, id: string): Promise<registry.Certification | undefined> {
-    // The registry lists certifications newest first per agent; ours was requested through it.
-    for (let offset = 0; offset < 5000; offset += 500) {
-      const query = new URLSearchParams({ namespace, name, limit: '500', offset: String(offset) });
-      const answer = await callService('registry', this.api(`/certifications?${query}`), { authorization, timeoutMs: this.options.timeoutMs });
-      if (answer.status !== 200) throw passOn('registry', answer);
-      const page = answer.body as { items: registry.Certification[]; total: number };
-      const found = page.items.find((certification) => certification.id === id);
-      if (found || offset + page.items.length >= page.total) return found;
-    }
-    return undefined;
-  }
-
-  async ready(): Promise<boolean> {
+  ready(): Promise<boolean> {
     return probe(`${this.options.url.replace(/\/$/, '')}/health/ready`, this.options.timeoutMs);
-  }
-}
-
-export async function probe(url: string, timeoutMs: number): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(Math.min(timeoutMs, 2000)) });
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false;
   }
 }

@@ -1,68 +1,48 @@
+import { UpstreamError } from '@platform/clients';
 import { ApiError, serviceUnavailable } from '@platform/http';
-import { currentRequestId } from '@platform/telemetry';
 
 /**
- * Failures of the platform services the master composes (registry, workers), as DESIGN.md asks:
- * unreachable or too slow is a 503 naming the dependency, a 5xx answer a 502, and the caller's own
- * 4xx (bad input, missing permission on the other service) is passed on with its body.
- *
- * Until `@platform/clients` lands, each dependency sits behind one small interface
- * (`RegistryApi`, `WorkersApi`); their HTTP implementations are the only code that calls out.
+ * How failures of the services the master composes (registry, workers) reach the master's caller
+ * (DESIGN.md, "Services calling services"): unreachable or too slow is a 503 naming the
+ * dependency; a refusal of the caller's forwarded token (401/403 there) a 403; bad input there a
+ * 400 with its details; anything else a 502.
  */
-export interface UpstreamAnswer {
-  status: number;
-  body: unknown;
-}
-
-export async function callService(
-  dependency: string,
-  url: string,
-  init: { method?: string; authorization?: string; body?: unknown; timeoutMs: number },
-): Promise<UpstreamAnswer> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: init.method ?? 'GET',
-      headers: {
-        accept: 'application/json',
-        ...(init.body !== undefined && { 'content-type': 'application/json' }),
-        ...(init.authorization && { authorization: init.authorization }),
-        ...requestIdHeader(),
-      },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: AbortSignal.timeout(init.timeoutMs),
-      redirect: 'error',
+export function fromUpstream(error: unknown): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  const dependency = error.service;
+  if (error.reason === 'network' || error.reason === 'timeout') return serviceUnavailable(error.message, { dependency, reason: error.reason });
+  const details = (error.upstreamBody as { error?: { details?: unknown; code?: string } } | undefined)?.error;
+  if (error.upstreamStatus === 401 || error.upstreamStatus === 403) {
+    return new ApiError(403, 'authorization_error', 'insufficient_permissions', error.message, {
+      dependency,
+      status: error.upstreamStatus,
+      upstream: details?.details,
     });
-  } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable';
-    throw serviceUnavailable(`The ${dependency} service is ${reason === 'timeout' ? 'not answering' : 'unreachable'}`, { dependency, reason });
   }
-  const text = await response.text();
-  let body: unknown = undefined;
+  if (error.upstreamStatus === 400)
+    return new ApiError(400, 'validation_error', details?.code ?? 'invalid_request', error.message, { dependency, upstream: details?.details });
+  return error;
+}
+
+/** Runs a call to a dependency, translating its failure. */
+export async function upstream<T>(call: () => Promise<T>): Promise<T> {
   try {
-    body = text ? JSON.parse(text) : undefined;
+    return await call();
+  } catch (error) {
+    throw fromUpstream(error);
+  }
+}
+
+/** `Bearer <token>` → the token, as the clients forward it. */
+export const bearerOf = (authorization: string | undefined): string | undefined => authorization?.replace(/^Bearer\s+/i, '') || undefined;
+
+/** Whether a service's health endpoint answers 2xx within its timeout. */
+export async function probe(url: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(Math.min(timeoutMs, 2000)) });
+    await response.arrayBuffer();
+    return response.ok;
   } catch {
-    body = undefined;
+    return false;
   }
-  if (response.status >= 500) {
-    throw new ApiError(502, 'api_error', 'upstream_error', `The ${dependency} service failed (${response.status})`, { dependency, status: response.status });
-  }
-  return { status: response.status, body };
-}
-
-/** A 4xx of the other service the caller must see: 401/403 as 403 (our token was fine), others as is. */
-export function passOn(dependency: string, answer: UpstreamAnswer): ApiError {
-  const error = (answer.body as { error?: { type?: string; code?: string; message?: string; details?: unknown } } | undefined)?.error;
-  const message = `${dependency}: ${error?.message ?? `answered ${answer.status}`}`;
-  if (answer.status === 401 || answer.status === 403) {
-    return new ApiError(403, 'authorization_error', 'insufficient_permissions', message, { dependency, status: answer.status, upstream: error?.details });
-  }
-  const type = answer.status === 404 ? 'not_found_error' : answer.status === 409 ? 'conflict_error' : 'validation_error';
-  const code = answer.status === 404 ? 'not_found' : answer.status === 409 ? 'conflict' : (error?.code ?? 'invalid_request');
-  return new ApiError(answer.status >= 400 && answer.status < 500 ? answer.status : 502, type, code, message, { dependency, upstream: error?.details });
-}
-
-function requestIdHeader(): Record<string, string> {
-  const id = currentRequestId();
-  return id ? { 'x-request-id': id } : {};
 }

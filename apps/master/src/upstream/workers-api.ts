@@ -1,15 +1,10 @@
-import { ApiError } from '@platform/http';
-import { probe } from './registry-api';
-import { callService, passOn } from './upstream';
+import { WorkersClient, type TokenSource, type WorkersWorkflowBody } from '@platform/clients';
+import { bearerOf, probe, upstream } from './upstream';
 
-/** A workflow as the workers service takes it (spec 3: `POST /api/v1/workflows`). */
-export interface WorkersWorkflow {
-  name: string;
-  steps: Array<{ id: string; type: 'agent'; agent: string; depends_on: string[]; input: Record<string, unknown> }>;
-}
+export type WorkersWorkflow = WorkersWorkflowBody;
 
 export interface WorkersRun {
-  /** pending, running, completed, failed, cancelled (other words are mapped onto these). */
+  /** The engine's word for the run's state (mapped onto the master's states by the caller). */
   state: string;
   steps: Array<{ id: string; state: string; output?: unknown; error?: string | null }>;
   error?: string | null;
@@ -23,42 +18,31 @@ export interface WorkersApi {
   ready(): Promise<boolean>;
 }
 
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
+/** Workers over `@platform/clients`, forwarding the caller's token (or the service's own). */
 export class HttpWorkersApi implements WorkersApi {
-  constructor(private readonly options: { url: string; timeoutMs: number }) {}
+  private readonly client: WorkersClient;
 
-  private api(path: string): string {
-    return `${this.options.url.replace(/\/$/, '')}/api/v1${path}`;
+  constructor(private readonly options: { url: string; timeoutMs: number; token?: TokenSource }) {
+    this.client = new WorkersClient({ baseUrl: options.url, timeoutMs: options.timeoutMs, token: options.token });
   }
 
-  async submit(authorization: string | undefined, workflow: WorkersWorkflow) {
-    const answer = await callService('workers', this.api('/workflows'), { method: 'POST', authorization, body: workflow, timeoutMs: this.options.timeoutMs });
-    if (answer.status !== 202 && answer.status !== 201 && answer.status !== 200) throw passOn('workers', answer);
-    const body = object(answer.body);
-    const workflowId = text(body.workflow_id) ?? text(body.id);
-    if (!workflowId) throw new ApiError(502, 'api_error', 'upstream_error', 'The workers service answered without a workflow_id', { dependency: 'workers' });
-    return { workflowId, state: text(body.state) ?? text(body.status) ?? 'pending' };
-  }
-
-  async status(authorization: string | undefined, workflowId: string): Promise<WorkersRun> {
-    const answer = await callService('workers', this.api(`/workflows/${encodeURIComponent(workflowId)}/dag`), {
-      authorization,
-      timeoutMs: this.options.timeoutMs,
+  submit(authorization: string | undefined, workflow: WorkersWorkflow) {
+    return upstream(async () => {
+      const accepted = await this.client.submit(workflow, { bearer: bearerOf(authorization) });
+      return { workflowId: accepted.workflow_id, state: accepted.state };
     });
-    if (answer.status !== 200) throw passOn('workers', answer);
-    const body = object(answer.body);
-    const nodes = Array.isArray(body.nodes) ? body.nodes : Array.isArray(body.steps) ? body.steps : [];
-    return {
-      state: text(body.state) ?? text(body.status) ?? 'pending',
-      error: text(body.error) ?? null,
-      steps: nodes.map((node) => {
-        const step = object(node);
-        return { id: text(step.id) ?? '', state: text(step.state) ?? text(step.status) ?? 'pending', output: step.output, error: text(step.error) ?? null };
-      }),
-    };
+  }
+
+  status(authorization: string | undefined, workflowId: string): Promise<WorkersRun> {
+    return upstream(async () => {
+      const dag = await this.client.dag(workflowId, { bearer: bearerOf(authorization) });
+      const nodes = dag.nodes ?? dag.steps ?? [];
+      return {
+        state: dag.state ?? dag.status ?? 'pending',
+        error: dag.error ?? null,
+        steps: nodes.map((node) => ({ id: node.id, state: node.state ?? node.status ?? 'pending', output: node.output, error: node.error ?? null })),
+      };
+    });
   }
 
   ready(): Promise<boolean> {

@@ -1,0 +1,58 @@
+import { registry } from '@platform/contracts';
+import { ServiceClient, UpstreamError, type ClientOptions } from './service-client';
+
+type Call = { bearer?: string; timeoutMs?: number; signal?: AbortSignal };
+const segment = encodeURIComponent;
+
+/** The registry (`REGISTRY_URL`, default port 3004): agents by namespace and name, versions and certification. */
+export class RegistryClient {
+  readonly http: ServiceClient;
+
+  constructor(options: Omit<ClientOptions, 'service'>) {
+    this.http = new ServiceClient({ service: 'registry', ...options });
+  }
+
+  /** `GET /agents/{ns}/{name}/versions/{version}`; undefined when the registry has no such version. */
+  async version(namespace: string, name: string, version: string, call: Call = {}): Promise<registry.VersionDetail | undefined> {
+    try {
+      return await this.http.request('GET', `/api/v1/agents/${segment(namespace)}/${segment(name)}/versions/${segment(version)}`, {
+        ...call,
+        schema: registry.VersionDetail,
+      });
+    } catch (error) {
+      if (error instanceof UpstreamError && error.upstreamStatus === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** `POST /agents`: publishes a manifest (the agent is created on its first version). Not retried. */
+  publish(manifest: object, call: Call = {}): Promise<registry.PublishResult> {
+    return this.http.request('POST', '/api/v1/agents', { ...call, body: manifest, schema: registry.PublishResult });
+  }
+
+  /** `POST /certifications/{ns}/{name}/request`: queues a certification. Not retried (each call queues one). */
+  requestCertification(namespace: string, name: string, body: registry.CertificationRequestBody, call: Call = {}): Promise<registry.Certification> {
+    return this.http.request('POST', `/api/v1/certifications/${segment(namespace)}/${segment(name)}/request`, {
+      ...call,
+      body,
+      schema: registry.Certification,
+    });
+  }
+
+  /** `GET /certifications`, newest first. */
+  certifications(
+    query: Partial<registry.CertificationListQuery>,
+    call: Call = {},
+  ): Promise<{ items: registry.Certification[]; total: number; limit: number; offset: number }> {
+    return this.http.request('GET', '/api/v1/certifications', { ...call, query, schema: registry.CertificationPage });
+  }
+
+  /** One certification of an agent by id (the registry lists them per agent; it has no by-id read). */
+  async certification(namespace: string, name: string, id: string, call: Call = {}): Promise<registry.Certification | undefined> {
+    for (let offset = 0; ; offset += 500) {
+      const page = await this.certifications({ namespace, name, limit: 500, offset }, call);
+      const found = page.items.find((certification) => certification.id === id);
+      if (found || page.items.length === 0 || offset + page.items.length >= page.total) return found;
+    }
+  }
+}
