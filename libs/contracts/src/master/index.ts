@@ -266,6 +266,8 @@ export type ComplianceReport = z.infer<typeof ComplianceReport>;
 
 // ---------------------------------------------------------------------------------------------
 // Federation
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
 export const JoinBody = z
   .object({
     name: z
@@ -274,15 +276,15 @@ export const JoinBody = z
       .max(63)
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens'),
     /** The peer's master API base URL, for example https://peer.example/api/v1. */
-    url: z.url().max(2048),
+    url: httpUrl,
     /** A token the peer's operator issued (RS256, signed by the peer's auth keys, with agents:read). */
     token: z.string().min(20).max(8192),
     /** Where the peer's auth service publishes its keys (default: <url origin>/.well-known/jwks.json). */
-    jwksUrl: z.url().max(2048).optional(),
+    jwksUrl: httpUrl.optional(),
     /** The peer's token issuer; when absent the token's own `iss` is taken once its signature verifies. */
     issuer: z.string().max(2048).optional(),
     /** The peer's health URL (default: <url origin>/health). */
-    healthUrl: z.url().max(2048).optional(),
+    healthUrl: httpUrl.optional(),
   })
   .strict();
 export type JoinBody = z.infer<typeof JoinBody>;
