@@ -7,3 +7,4 @@ export * as mcpRegistry from './mcp-registry';
 export * as registry from './registry';
 export * as gateway from './gateway';
 export * as mesh from './mesh';
+export * as master from './master';
