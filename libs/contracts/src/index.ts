@@ -8,3 +8,4 @@ export * as registry from './registry';
 export * as gateway from './gateway';
 export * as mesh from './mesh';
 export * as master from './master';
+export * as tracing from './tracing';

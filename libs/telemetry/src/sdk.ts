@@ -14,11 +14,17 @@ export function startTelemetry(serviceName: string): void {
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const endpoint = (process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://127.0.0.1:6006').replace(/\/$/, '');
+  // The tracing service takes a static ingestion key. OTEL_EXPORTER_OTLP_HEADERS (read by the
+  // exporter itself) may carry it; TRACING_INGEST_KEY is the shorter way `npm run up` and the chart use.
+  const ingestKey = process.env.TRACING_INGEST_KEY;
+  const headers = ingestKey && !/(^|,)\s*(x-api-key|authorization)\s*=/i.test(process.env.OTEL_EXPORTER_OTLP_HEADERS ?? '') ? { 'x-api-key': ingestKey } : undefined;
   try {
     sdk = new NodeSDK({
       serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-      traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
-      instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') ?? false })],
+      traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers }),
+      // Span exports received (the tracing service's /v1/traces) are not traced: tracing them would
+      // export a span per export, for ever.
+      instrumentations: [new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(health|v1\/traces)/.test(req.url ?? '') })],
     });
     sdk.start();
   } catch (error) {

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+
+/**
+ * Request and response bodies of the tracing and evaluation service (spec 3, "Supporting service:
+ * tracing and evaluation"). OTLP bodies themselves are defined by opentelemetry-proto, not here.
+ */
+// eslint-disable-next-line no-control-regex
+const plain = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters');
+
+export const TraceId = z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits');
+export const SpanId = z.string().regex(/^[0-9a-f]{16}$/, '16 lowercase hex digits');
+export const ProjectName = plain(256);
+
+/** The OTLP answer in its JSON mapping (`ExportTraceServiceResponse`). */
+export const ExportTraceServiceResponse = z
+  .object({ partialSuccess: z.object({ rejectedSpans: z.string().optional(), errorMessage: z.string().optional() }).optional() })
+  .meta({ id: 'ExportTraceServiceResponse' });
+
+export const SpanKind = z.enum(['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER']);
+export const SpanStatus = z.enum(['UNSET', 'OK', 'ERROR']);
+
+export const Span = z
+  .object({
+    project: z.string(),
+    trace_id: z.string(),
+    span_id: z.string(),
+    parent_span_id: z.string().nullable(),
+    name: z.string(),
+    kind: SpanKind,
+    status: z.object({ code: SpanStatus, message: z.string().nullable() }),
+    start_time: z.string(),
+    end_time: z.string(),
+    start_time_unix_nano: z.string(),
+    end_time_unix_nano: z.string(),
+    duration_ms: z.number(),
+    trace_state: z.string().nullable(),
+    flags: z.number(),
+    attributes: z.record(z.string(), z.unknown()),
+    events: z.array(z.unknown()),
+    links: z.array(z.unknown()),
+    resource: z.object({ attributes: z.record(z.string(), z.unknown()), dropped_attributes_count: z.number().optional() }),
+    scope: z.object({ name: z.string().optional(), version: z.string().optional(), attributes: z.record(z.string(), z.unknown()).optional() }),
+  })
+  .meta({ id: 'Span' });
+export type Span = z.infer<typeof Span>;
+
+export type SpanNode = Span & { children: SpanNode[] };
+export const SpanNode: z.ZodType<SpanNode> = Span.extend({ children: z.array(z.lazy(() => SpanNode)) }).meta({ id: 'SpanNode' });
+
+export const TraceParams = z.object({ trace_id: TraceId });
+export const Trace = z
+  .object({
+    trace_id: z.string(),
+    projects: z.array(z.string()),
+    span_count: z.number(),
+    start_time: z.string(),
+    end_time: z.string(),
+    duration_ms: z.number(),
+    root_span: Span.nullable(),
+    spans: z.array(SpanNode),
+  })
+  .meta({ id: 'Trace' });
+
+const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date());
+
+export const ProjectParams = z.object({ project: ProjectName });
+export const SpansQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().max(200).optional(),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    name: plain(1024).optional(),
+    status: z.enum(['UNSET', 'OK', 'ERROR', 'unset', 'ok', 'error']).transform((value) => value.toUpperCase() as z.infer<typeof SpanStatus>).optional(),
+    kind: z.enum(['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER', 'unspecified', 'internal', 'server', 'client', 'producer', 'consumer']).transform((value) => value.toUpperCase() as z.infer<typeof SpanKind>).optional(),
+    trace_id: TraceId.optional(),
+  })
+  .catchall(z.unknown());
+export const SpanPage = z.object({ spans: z.array(Span), next_cursor: z.string().nullable(), total: z.number() }).meta({ id: 'SpanPage' });
+
+export const CountQuery = z.object({ project: ProjectName.optional(), from: isoDate.optional(), to: isoDate.optional() });
+export const SpanCounts = z.object({
+  total: z.number(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  projects: z.array(z.object({ project: z.string(), spans: z.number(), traces: z.number() })),
+});
+
+export const Stats = z.object({
+  spans: z.number(),
+  traces: z.number(),
+  projects: z.number(),
+  bytes_on_disk: z.number(),
+  partitions: z.number(),
+  ingest: z.object({
+    spans_per_second: z.number(),
+    accepted_spans: z.number(),
+    rejected_spans: z.number(),
+    unauthenticated_requests: z.number(),
+    buffer_depth: z.number(),
+    buffer_capacity: z.number(),
+  }),
+  per_project: z.array(
+    z.object({ project: z.string(), spans: z.number(), traces: z.number(), error_rate: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable() }),
+  ),
+});
+
+export const RetentionConfig = z
+  .object({
+    retention_days: z.number().int().min(1).max(3650),
+    max_spans_per_project: z.number().int().min(1).nullable(),
+    project_span_caps: z.record(ProjectName, z.number().int().min(1)),
+    updated_at: z.string().optional(),
+  })
+  .meta({ id: 'RetentionConfig' });
+export const RetentionConfigUpdate = z
+  .object({
+    retention_days: z.number().int().min(1).max(3650).optional(),
+    max_spans_per_project: z.number().int().min(1).nullable().optional(),
+    project_span_caps: z.record(ProjectName, z.number().int().min(1)).refine((caps) => Object.keys(caps).length <= 1000, 'at most 1000 projects').optional(),
+  })
+  .strict();
+
+export const GcResult = z.object({
+  partitions_dropped: z.array(z.string()),
+  spans_deleted: z.number(),
+  spans_deleted_by_age: z.number(),
+  spans_deleted_by_cap: z.number(),
+  embeddings_deleted: z.number(),
+  heap_used_bytes: z.number(),
+});
+export const FlushResult = z.object({ flushed_spans: z.number(), buffer_depth: z.number() });
+
+export const DeleteTracesQuery = z
+  .object({
+    before: isoDate.optional(),
+    trace_id: z.union([TraceId, z.array(TraceId).min(1).max(1000)]).optional(),
+  })
+  .refine((q) => (q.before === undefined) !== (q.trace_id === undefined), 'give exactly one of before or trace_id');
+export const DeleteResult = z.object({ traces_deleted: z.number(), spans_deleted: z.number() });
+
+// Embeddings
+export const EmbeddingFilter = z.object({ project: ProjectName.optional(), model: plain(256).optional() });
+export const EmbeddingCount = z.object({ count: z.number(), projects: z.array(z.object({ project: z.string(), count: z.number() })) });
+export const EmbeddingDimensions = z.object({ dimensions: z.array(z.object({ dimensions: z.number(), model: z.string().nullable(), count: z.number() })) });
+export const ReprojectRequest = z
+  .object({
+    method: z.enum(['umap', 'pca']).default('umap'),
+    dimensions: z.union([z.literal(2), z.literal(3)]).default(2),
+    project: ProjectName.optional(),
+    model: plain(256).optional(),
+    vector_size: z.number().int().min(2).max(65536).optional(),
+    limit: z.number().int().min(3).max(20000).default(5000),
+  })
+  .strict();
+export const Projection = z
+  .object({
+    id: z.string(),
+    method: z.string(),
+    dimensions: z.number(),
+    project: z.string().nullable(),
+    model: z.string().nullable(),
+    vector_size: z.number().nullable(),
+    status: z.enum(['queued', 'running', 'completed', 'failed']),
+    count: z.number(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    completed_at: z.string().nullable(),
+    status_url: z.string(),
+    points: z.array(z.object({ embedding_id: z.string(), trace_id: z.string(), span_id: z.string(), coordinates: z.array(z.number()) })).optional(),
+  })
+  .meta({ id: 'Projection' });
+export const ProjectionParams = z.object({ projection_id: z.uuid() });
+
+// Datasets
+export const Example = z.object({
+  input: z.unknown().refine((value) => value !== undefined, 'input is required'),
+  expected_output: z.unknown().optional(),
+  output: z.unknown().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type Example = z.infer<typeof Example>;
+export const CreateDataset = z.object({
+  name: plain(200),
+  description: z.string().max(2000).optional(),
+  data: z.array(Example).min(1).max(10_000),
+});
+export const Dataset = z
+  .object({ id: z.string(), name: z.string(), version: z.number(), description: z.string().nullable(), example_count: z.number(), created_at: z.string(), data: z.array(Example).optional() })
+  .meta({ id: 'Dataset' });
+export const DatasetQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+  name: plain(200).optional(),
+});
+export const DatasetPage = z.object({ datasets: z.array(Dataset), total: z.number(), limit: z.number(), offset: z.number() });
+
+// Evaluations
+export const MetricName = z.enum(['exact_match', 'contains', 'regex', 'levenshtein', 'json_valid', 'latency', 'tokens']);
+export type MetricName = z.infer<typeof MetricName>;
+export const MetricSpec = z.union([
+  MetricName,
+  z.object({ name: MetricName, pattern: z.string().max(1000).optional(), case_sensitive: z.boolean().optional() }).strict(),
+]);
+export type MetricSpec = z.infer<typeof MetricSpec>;
+export const EvaluationTarget = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }),
+    method: z.enum(['POST', 'PUT']).default('POST'),
+    headers: z.record(z.string().max(200), z.string().max(4000)).optional(),
+    timeout_ms: z.number().int().min(100).max(300_000).default(30_000),
+    output_path: z.string().max(200).optional(),
+  })
+  .strict();
+export type EvaluationTarget = z.infer<typeof EvaluationTarget>;
+export const CreateEvaluation = z
+  .object({ name: plain(200), dataset_id: z.uuid(), metrics: z.array(MetricSpec).min(1).max(20), target: EvaluationTarget.optional() })
+  .strict();
+export const EvaluationCounts = z.object({ total: z.number(), pending: z.number(), running: z.number(), succeeded: z.number(), failed: z.number() });
+export const Evaluation = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    dataset_id: z.string(),
+    metrics: z.array(MetricSpec),
+    target: z.object({ url: z.string(), method: z.string() }).nullable(),
+    status: z.enum(['running', 'paused', 'completed', 'completed_with_errors']),
+    counts: EvaluationCounts,
+    summary: z.record(z.string(), z.number().nullable()),
+    created_at: z.string(),
+    completed_at: z.string().nullable(),
+  })
+  .meta({ id: 'Evaluation' });
+export const EvaluationParams = z.object({ eval_id: z.uuid() });
+export const EvaluationQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const EvaluationPage = z.object({ evaluations: z.array(Evaluation), total: z.number(), limit: z.number(), offset: z.number() });
+export const EvaluationResult = z.object({
+  index: z.number(),
+  status: z.enum(['pending', 'running', 'succeeded', 'failed']),
+  attempts: z.number(),
+  input: z.unknown(),
+  expected_output: z.unknown().optional(),
+  output: z.unknown().optional(),
+  scores: z.record(z.string(), z.number().nullable()).nullable(),
+  trace_id: z.string().nullable(),
+  latency_ms: z.number().nullable(),
+  error: z.string().nullable(),
+});
+export const EvaluationResultPage = z.object({ results: z.array(EvaluationResult), total: z.number(), limit: z.number(), offset: z.number() });
+export const RetryResult = z.object({ evaluation_id: z.string(), retried: z.number() });
+export const QueueStatus = z.object({
+  paused: z.boolean(),
+  jobs: z.object({ waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), completed: z.number() }),
+  evaluations: z.object({ running: z.number(), completed: z.number() }),
+});
+export const ActiveEvaluations = z.object({ paused: z.boolean(), evaluations: z.array(Evaluation) });
