@@ -3,3 +3,8 @@ export * from './service-auth';
 export * from './local-models.client';
 export * from './mcp-registry.client';
 export * from './cms.client';
+export * from './registry';
+export * from './workers';
+export * from './platform.clients';
+export * from './scm.client';
+export * from './http-transport';

@@ -44,6 +44,9 @@ export const SECURITY_CAPABILITIES = [
   'human-interaction',
 ] as const;
 
+/** The interoperability protocols `protocols` declares (spec 1: MCP, A2A and ANP). */
+export const MANIFEST_PROTOCOLS = ['mcp', 'a2a', 'anp'] as const;
+
 export const SANDBOX_TYPES = ['container', 'vm', 'wasm', 'process', 'none'] as const;
 
 export const RUNTIME_AGENT_CLASSES = ['ReActAgent', 'UserAgent', 'A2AAgent', 'RealtimeAgent', 'custom'] as const;

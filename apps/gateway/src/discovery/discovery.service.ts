@@ -1,0 +1,84 @@
+import type { McpRegistryClient, MeshClient, RegistryClient } from '@platform/clients';
+import type { gateway } from '@platform/contracts';
+import { ApiError } from '@platform/http';
+import type { z } from 'zod';
+import type { Caller } from '../agents/agents.service';
+
+type Item = z.infer<typeof gateway.DiscoveredItem>;
+type Source = 'registry' | 'mesh' | 'mcp-registry';
+
+/**
+ * One answer from three sources, asked in parallel: published agents (registry), live agents
+ * (mesh) and MCP servers (mcp-registry). A source that fails is reported in `sources` and the
+ * others still answer; all three failing is a 502 naming them.
+ */
+export class DiscoveryService {
+  constructor(private readonly deps: { registry: RegistryClient; mesh: MeshClient; mcpRegistry: McpRegistryClient; serviceToken: () => Promise<string | undefined> }) {}
+
+  async discover(caller: Caller, query: z.infer<typeof gateway.DiscoverQuery>) {
+    const user = { bearer: caller.bearer };
+    const service = { bearer: (await this.deps.serviceToken()) ?? caller.bearer };
+    const framework = query.framework?.toLowerCase();
+    const asks: Record<Source, Promise<Item[]>> = {
+      registry: this.deps.registry.list({ capability: query.capability, limit: query.limit }, user).then((page) =>
+        page.items
+          .filter((agent) => !framework || agent.agentType?.toLowerCase() === framework)
+          .map((agent) => ({
+            source: 'registry' as const,
+            kind: 'agent' as const,
+            id: `${agent.namespace}/${agent.name}`,
+            name: agent.name,
+            capabilities: agent.capabilities,
+            framework: agent.agentType,
+            status: agent.status,
+            endpoint: null,
+          })),
+      ),
+      mesh: this.deps.mesh.listAgents({ capability: query.capability, limit: query.limit }, service).then((list) =>
+        list.agents
+          .filter((agent) => !framework || String(agent.metadata.framework ?? agent.metadata.agentType ?? '').toLowerCase() === framework)
+          .map((agent) => ({
+            source: 'mesh' as const,
+            kind: 'live-agent' as const,
+            id: agent.id,
+            name: agent.name,
+            capabilities: agent.capabilities,
+            framework: typeof agent.metadata.framework === 'string' ? agent.metadata.framework : null,
+            status: agent.status ?? null,
+            endpoint: agent.endpoint ?? null,
+          })),
+      ),
+      'mcp-registry':
+        framework && framework !== 'mcp'
+          ? Promise.resolve([])
+          : this.deps.mcpRegistry.discover({ capabilities: query.capability ? [query.capability] : [], filters: {} }, service).then((answer) =>
+              answer.connections.map((connection) => ({
+                source: 'mcp-registry' as const,
+                kind: 'mcp-server' as const,
+                id: connection.id,
+                name: connection.name,
+                capabilities: connection.capabilities,
+                framework: 'mcp',
+                status: connection.health.status,
+                endpoint: typeof connection.endpoint === 'string' ? connection.endpoint : JSON.stringify(connection.endpoint),
+              })),
+            ),
+    };
+    const names = Object.keys(asks) as Source[];
+    const settled = await Promise.allSettled(names.map((name) => asks[name]));
+    const sources: Record<string, { status: 'ok' | 'unavailable'; count: number; error?: string }> = {};
+    const items: Item[] = [];
+    settled.forEach((result, index) => {
+      if (result.status === 'fulfilled') {
+        sources[names[index]] = { status: 'ok', count: result.value.length };
+        items.push(...result.value);
+      } else {
+        sources[names[index]] = { status: 'unavailable', count: 0, error: (result.reason as Error).message };
+      }
+    });
+    if (settled.every((result) => result.status === 'rejected')) {
+      throw new ApiError(502, 'api_error', 'upstream_error', `Discovery failed: ${names.join(', ')} unavailable`, { services: names, sources });
+    }
+    return { items: items.slice(0, query.limit), total: items.length, sources };
+  }
+}

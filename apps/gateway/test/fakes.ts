@@ -1,0 +1,287 @@
+import { TestIssuer } from '@platform/testing';
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  method: string;
+  path: string;
+  authorization?: string;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+type Answer = { status: number; body?: unknown } | undefined;
+type Handler = (req: Recorded, match: RegExpExecArray) => Answer | Promise<Answer>;
+
+/**
+ * A small HTTP server started inside a test that stands for a system the gateway calls: routes
+ * by method and path pattern, every request recorded, and `failWith` to make it answer an error
+ * (a dependency down) for chosen paths.
+ */
+export class FakeServer {
+  readonly requests: Recorded[] = [];
+  private readonly routes: Array<{ method: string; pattern: RegExp; handler: Handler }> = [];
+  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+  /** Answer matching requests with this status (`'METHOD /path-regex'` → status). */
+  failures = new Map<string, number>();
+  url = '';
+
+  constructor(readonly name: string) {}
+
+  on(method: string, pattern: RegExp, handler: Handler): this {
+    this.routes.push({ method, pattern, handler });
+    return this;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  fail(method: string, pathPattern: string, status: number): void {
+    this.failures.set(`${method} ${pathPattern}`, status);
+  }
+
+  calls(method: string, pathPrefix: string): Recorded[] {
+    return this.requests.filter((request) => request.method === method && request.path.startsWith(pathPrefix));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // form bodies stay text
+    }
+    const recorded: Recorded = { method: req.method ?? 'GET', path: req.url ?? '/', authorization: req.headers.authorization, headers: req.headers, body };
+    this.requests.push(recorded);
+    const send = (status: number, payload?: unknown): void => {
+      res.statusCode = status;
+      if (payload !== undefined) res.setHeader('content-type', 'application/json');
+      res.end(payload === undefined ? undefined : JSON.stringify(payload));
+    };
+    for (const [key, status] of this.failures) {
+      const [method, pattern] = key.split(' ');
+      if (method === recorded.method && new RegExp(pattern).test(recorded.path)) return send(status, { error: { type: 'api_error', code: 'failure', message: `${this.name} fails on purpose` } });
+    }
+    const pathname = recorded.path.split('?')[0];
+    for (const route of this.routes) {
+      const match = route.pattern.exec(pathname);
+      if (route.method === recorded.method && match) {
+        const answer = await route.handler(recorded, match);
+        if (answer) return send(answer.status, answer.body);
+      }
+    }
+    send(404, { error: { type: 'not_found_error', code: 'route_not_found', message: `${this.name}: no route ${recorded.method} ${pathname}` } });
+  }
+}
+
+/** Every system the gateway talks to, as fakes, plus auth's API-key exchange signed by a TestIssuer. */
+export class Fakes {
+  readonly issuer = new TestIssuer();
+  readonly auth = new FakeServer('auth');
+  readonly registry = new FakeServer('registry');
+  readonly master = new FakeServer('master');
+  readonly mesh = new FakeServer('mesh');
+  readonly tracing = new FakeServer('tracing');
+  readonly workers = new FakeServer('workers');
+  readonly workflowEngine = new FakeServer('workflow-engine');
+  readonly mcpRegistry = new FakeServer('mcp-registry');
+  readonly kubernetes = new FakeServer('kubernetes');
+  readonly cms = new FakeServer('cms');
+  readonly scm = new FakeServer('scm');
+  /** API keys auth accepts, with the token's subject and permissions. */
+  readonly apiKeys = new Map<string, { sub: string; permissions: string[] }>();
+  /** Mesh agents reply to tasks with this (set `undefined` to stay silent). */
+  agentReply: ((payload: Record<string, unknown>) => unknown) | undefined = (payload) => ({ output: { echo: payload.input ?? payload.instruction } });
+  readonly k8sObjects = new Map<string, Record<string, unknown>>();
+  readonly cmsItems = new Map<string, Array<{ type: string; id: string; attributes: Record<string, unknown> }>>();
+
+  async start(): Promise<this> {
+    await this.issuer.start();
+    this.auth.on('POST', /^\/api\/v1\/auth\/api-key$/, (req) => {
+      const { api_key: key } = req.body as { api_key: string };
+      const holder = this.apiKeys.get(key);
+      if (!holder) return { status: 401, body: { error: { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid API key' } } };
+      return { status: 200, body: { access_token: this.issuer.token({ sub: holder.sub, permissions: holder.permissions }), token_type: 'Bearer', expires_in: 3600, service: holder.sub, permissions: holder.permissions } };
+    });
+    this.registry
+      .on('POST', /^\/api\/v1\/agents$/, (req) => {
+        const metadata = (req.body as { metadata: { namespace: string; name: string; version: string } }).metadata;
+        return { status: 201, body: { agent: registryAgent(metadata), version: registryVersion(metadata), created: true } };
+      })
+      .on('POST', /^\/api\/v1\/agents\/([^/]+)\/([^/]+)\/versions$/, (req) => {
+        const metadata = (req.body as { metadata: { namespace: string; name: string; version: string } }).metadata;
+        return { status: 201, body: { agent: registryAgent(metadata), version: registryVersion(metadata), created: false } };
+      })
+      .on('DELETE', /^\/api\/v1\/agents\//, () => ({ status: 204 }))
+      .on('GET', /^\/api\/v1\/agents$/, () => ({
+        status: 200,
+        body: { items: [{ ...registryAgent({ namespace: 'acme', name: 'summarizer', version: '1.0.0' }), capabilities: ['network-outbound'], agentType: 'langchain' }], total: 1, limit: 50, offset: 0 },
+      }));
+    this.master.on('POST', /^\/api\/v1\/agents$/, () => ({ status: 201, body: { id: randomUUID() } }));
+    this.master.on('PUT', /^\/api\/v1\/agents\/([^/]+)$/, (_req, match) => ({ status: 200, body: { id: match[1] } }));
+    this.master.on('DELETE', /^\/api\/v1\/agents\//, () => ({ status: 204 }));
+    this.mesh
+      .on('POST', /^\/api\/v1\/agents$/, (req) => ({ status: 201, body: { id: (req.body as { id: string }).id } }))
+      .on('DELETE', /^\/api\/v1\/agents\//, () => ({ status: 204 }))
+      .on('GET', /^\/api\/v1\/agents$/, () => ({
+        status: 200,
+        body: { agents: [{ id: 'live-1', name: 'summarizer', namespace: 'acme', capabilities: ['summarize'], endpoint: 'http://10.0.0.5:8080', status: 'passing', metadata: { framework: 'langchain' } }], total: 1, limit: 50, offset: 0 },
+      }))
+      .on('POST', /^\/api\/v1\/messages$/, (req) => {
+        const message = req.body as { to?: string; capability?: string; message_id: string; payload: Record<string, unknown> };
+        const agentId = message.to ?? `agent-for-${message.capability}`;
+        const reply = this.agentReply?.(message.payload);
+        // The "agent" answers its task at the reply URL it received, a moment later.
+        if (reply !== undefined && typeof message.payload.reply_to === 'string') {
+          setTimeout(() => void fetch(message.payload.reply_to as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply) }).catch(() => undefined), 20);
+        }
+        return { status: 202, body: { id: randomUUID(), message_id: message.message_id, agent_id: agentId, state: 'queued', duplicate: false } };
+      });
+    this.tracing.on('POST', /^\/v1\/traces$/, () => ({ status: 200, body: {} })).on('DELETE', /^\/api\/traces$/, () => ({ status: 200, body: { deleted: 1 } }));
+    this.workflowEngine
+      .on('POST', /^\/api\/v1\/workflows$/, () => ({ status: 201, body: { id: randomUUID(), status: 'active', version: '1' } }))
+      .on('POST', /^\/api\/v1\/workflows\/([^/]+)\/execute$/, (_req, match) => ({ status: 202, body: { executionId: randomUUID(), workflowId: match[1], status: 'running' } }));
+    this.workers.on('POST', /^\/api\/v1\/workflows$/, () => ({ status: 202, body: { workflow_id: randomUUID(), state: 'pending' } }));
+    this.mcpRegistry.on('POST', /^\/connections\/discover$/, () => ({
+      status: 200,
+      body: {
+        connections: [{ id: randomUUID(), name: 'everything', protocol: 'stdio', capabilities: ['tools'], health: { status: 'healthy', uptime: 10 }, load: 0, endpoint: { command: 'mcp-server-everything' } }],
+        totalMatching: 1,
+        loadBalanced: true,
+        strategy: 'least-loaded',
+      },
+    }));
+    this.kubernetes
+      .on('POST', /^\/(apis\/apps\/v1|api\/v1)\/namespaces\/([^/]+)\/(deployments|services)$/, (req, match) => {
+        const object = req.body as { metadata: { name: string } };
+        const key = `${match[3]}/${match[2]}/${object.metadata.name}`;
+        if (this.k8sObjects.has(key)) return { status: 409, body: { kind: 'Status', reason: 'AlreadyExists', code: 409 } };
+        this.k8sObjects.set(key, { ...object, metadata: { ...object.metadata, resourceVersion: '1' } });
+        return { status: 201, body: this.k8sObjects.get(key) };
+      })
+      .on('GET', /^\/(apis\/apps\/v1|api\/v1)\/namespaces\/([^/]+)\/(deployments|services)\/([^/]+)$/, (_req, match) => {
+        const found = this.k8sObjects.get(`${match[3]}/${match[2]}/${match[4]}`);
+        return found ? { status: 200, body: found } : { status: 404, body: { kind: 'Status', code: 404 } };
+      })
+      .on('PUT', /^\/(apis\/apps\/v1|api\/v1)\/namespaces\/([^/]+)\/(deployments|services)\/([^/]+)$/, (req, match) => {
+        this.k8sObjects.set(`${match[3]}/${match[2]}/${match[4]}`, req.body as Record<string, unknown>);
+        return { status: 200, body: req.body };
+      })
+      .on('DELETE', /^\/(apis\/apps\/v1|api\/v1)\/namespaces\/([^/]+)\/(deployments|services)\/([^/]+)$/, (_req, match) => {
+        const key = `${match[3]}/${match[2]}/${match[4]}`;
+        if (!this.k8sObjects.delete(key)) return { status: 404, body: { kind: 'Status', code: 404 } };
+        return { status: 200, body: { kind: 'Status', status: 'Success' } };
+      });
+    this.cms
+      .on('POST', /^\/jsonapi\/(node\/[a-z_]+|user\/user)$/, (req, match) => {
+        const data = (req.body as { data: { type: string; attributes: Record<string, unknown> } }).data;
+        const item = { type: data.type, id: randomUUID(), attributes: data.attributes };
+        this.cmsItems.set(match[1], [...(this.cmsItems.get(match[1]) ?? []), item]);
+        return { status: 201, body: { data: item } };
+      })
+      .on('GET', /^\/jsonapi\/(node\/[a-z_]+|user\/user)$/, (req, match) => {
+        const status = new URL(req.path, 'http://cms').searchParams.get('filter[status]');
+        const items = (this.cmsItems.get(match[1]) ?? []).filter((item) => status === null || item.attributes.status === (status === '1'));
+        return { status: 200, body: { data: items, links: {} } };
+      });
+    this.scm
+      .on('POST', /^\/api\/v4\/projects\/([^/]+)\/pipeline$/, (req) => ({
+        status: 201,
+        body: { id: 41, ref: (req.body as { ref: string }).ref, status: 'created', web_url: `${this.scm.url}/p/41`, created_at: new Date().toISOString() },
+      }))
+      .on('GET', /^\/api\/v4\/projects\/([^/]+)\/pipelines$/, () => ({ status: 200, body: [{ id: 41, ref: 'main', status: 'success', web_url: null, created_at: null }] }))
+      .on('GET', /^\/api\/v4\/(groups|projects)\/([^/]+)\/packages$/, () => ({ status: 200, body: [{ id: 7, name: '@acme/agent-kit', version: '1.2.0', package_type: 'npm', created_at: null }] }));
+    await Promise.all(this.servers().map((server) => server.start()));
+    return this;
+  }
+
+  servers(): FakeServer[] {
+    return [this.auth, this.registry, this.master, this.mesh, this.tracing, this.workers, this.workflowEngine, this.mcpRegistry, this.kubernetes, this.cms, this.scm];
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.servers().map((server) => server.stop()));
+    await this.issuer.stop();
+  }
+
+  /** The gateway's environment pointing at these fakes. */
+  env(): Record<string, string> {
+    return {
+      AUTH_URL: this.auth.url,
+      REGISTRY_URL: this.registry.url,
+      MASTER_URL: this.master.url,
+      MESH_URL: this.mesh.url,
+      TRACING_URL: this.tracing.url,
+      WORKERS_URL: this.workers.url,
+      WORKFLOW_ENGINE_URL: this.workflowEngine.url,
+      MCP_REGISTRY_URL: this.mcpRegistry.url,
+      CMS_URL: this.cms.url,
+      CMS_API_KEY: 'cms-test-key',
+      SCM_URL: this.scm.url,
+      SCM_TOKEN: 'scm-test-token',
+      GATEWAY_K8S_API_URL: this.kubernetes.url,
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+    };
+  }
+}
+
+function registryAgent(metadata: { namespace: string; name: string; version: string }) {
+  const now = new Date().toISOString();
+  return {
+    namespace: metadata.namespace,
+    name: metadata.name,
+    owner: 'someone',
+    displayName: null,
+    summary: null,
+    homepage: null,
+    repository: null,
+    keywords: [],
+    compliance: [],
+    latestVersion: metadata.version,
+    description: null,
+    kind: 'Agent',
+    agentKind: null,
+    agentType: null,
+    tier: null,
+    status: 'active',
+    capabilities: [],
+    tags: [],
+    labels: {},
+    certified: false,
+    certifiedVersion: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+function registryVersion(metadata: { namespace: string; name: string; version: string }) {
+  return {
+    namespace: metadata.namespace,
+    name: metadata.name,
+    version: metadata.version,
+    prerelease: false,
+    latest: true,
+    format: 'json',
+    digest: 'sha256:0',
+    size: 1,
+    schemaVersion: '0.4.7',
+    warnings: [],
+    publishedBy: 'someone',
+    publishedAt: new Date().toISOString(),
+    unpublished: false,
+    unpublishedAt: null,
+    certification: null,
+    manifestUrl: '/x',
+  };
+}

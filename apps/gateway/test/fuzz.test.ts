@@ -1,0 +1,16 @@
+import { fuzzOpenApi } from '@platform/testing';
+import { startGateway, type Gateway } from './harness';
+
+describe('fuzzing the gateway OpenAPI', () => {
+  let g: Gateway;
+  beforeAll(async () => {
+    // A long window keeps the fuzzer's many requests inside one bucket without 429s.
+    g = await startGateway({ GATEWAY_RATE_BURST: '100000', GATEWAY_EXECUTE_TIMEOUT_MS: '500' });
+  });
+  afterAll(() => g.stop());
+
+  it('finds no 5xx and no error outside the platform shape', async () => {
+    const findings = await fuzzOpenApi(g.app, { authorization: g.issuer.bearer(['*']) });
+    expect(findings).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,78 @@
+import type { master } from '@platform/contracts';
+import { badRequest, conflict, notFound } from '@platform/http';
+import type { Caller } from '../access';
+import type { AgentsService } from '../agents/agents.service';
+import type { RegistryApi } from '../upstream/registry-api';
+import type { CertificationRepository, CertificationRow } from './certification.repository';
+
+const TERMINAL = new Set(['passed', 'failed', 'error']);
+
+function view(row: CertificationRow): master.Certification {
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    namespace: row.namespace,
+    name: row.name,
+    version: row.version,
+    status: row.status,
+    checks: row.checks as master.Certification['checks'],
+    error: row.error,
+    requestedBy: row.requestedBy,
+    requestedAt: row.requestedAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Certification goes through the registry, which owns the one certification engine: the agent's
+ * manifest is published there when its version is not yet, then certification is requested. The
+ * caller's token is forwarded, so the registry judges the caller's own permissions.
+ */
+export class CertificationService {
+  constructor(
+    private readonly certifications: CertificationRepository,
+    private readonly agents: AgentsService,
+    private readonly registry: RegistryApi,
+  ) {}
+
+  async request(who: Caller, agentId: string, requestedVersion?: string): Promise<master.Certification> {
+    const agent = await this.agents.row(agentId);
+    if (agent.origin !== 'local') throw conflict(`Agent ${agentId} is mirrored from ${agent.origin}; certify it on its own platform`);
+    const manifest = agent.manifest as { metadata?: { namespace?: string; version?: string } };
+    const issues = [];
+    if (!manifest.metadata?.namespace)
+      issues.push({
+        path: '$.metadata.namespace',
+        code: 'certification.namespace.required',
+        message: 'the registry names agents by namespace: set metadata.namespace',
+      });
+    if (!manifest.metadata?.version)
+      issues.push({ path: '$.metadata.version', code: 'certification.version.required', message: 'the registry certifies versions: set metadata.version' });
+    if (requestedVersion !== undefined && requestedVersion !== manifest.metadata?.version) {
+      issues.push({
+        path: 'body.version',
+        code: 'certification.version.unknown',
+        message: `the agent's manifest is version ${manifest.metadata?.version ?? '(none)'}`,
+      });
+    }
+    if (issues.length > 0) throw badRequest('The agent cannot be certified as declared', { issues });
+    const version = manifest.metadata!.version!;
+    if (!(await this.registry.hasVersion(who.authorization, agent.namespace, agent.name, version))) {
+      await this.registry.publish(who.authorization, agent.manifest as object);
+    }
+    const certification = await this.registry.requestCertification(who.authorization, agent.namespace, agent.name, version);
+    return view(await this.certifications.create(agent.id, certification, who.sub));
+  }
+
+  /** The certification, refreshed from the registry until it is final. */
+  async get(who: Caller, id: string): Promise<master.Certification> {
+    const row = await this.certifications.find(id);
+    if (!row) throw notFound(`Certification ${id} not found`);
+    if (TERMINAL.has(row.status)) return view(row);
+    const current = await this.registry.findCertification(who.authorization, row.namespace, row.name, row.id);
+    if (!current) return view(row);
+    return view(
+      current.status === row.status && current.checks.length === (row.checks as unknown[]).length ? row : await this.certifications.update(row, current),
+    );
+  }
+}

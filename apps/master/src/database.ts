@@ -1,0 +1,6 @@
+import type { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from './generated/prisma/client';
+
+/** The master's Prisma client over the adapter the bootstrap configured (Postgres schema `master`). */
+export const createDatabase = (adapter: PrismaPg) => new PrismaClient({ adapter });
+export type Db = ReturnType<typeof createDatabase>;

@@ -1,0 +1,138 @@
+import type { Db } from '../database';
+import type { Message, Prisma } from '../generated/prisma/client';
+
+export type MessageRow = Message;
+
+export interface NewMessage {
+  id: string;
+  messageId: string;
+  sender: string | null;
+  agentId: string;
+  capability: string | null;
+  payload: unknown;
+  expiresAt: Date | null;
+}
+
+export interface MessageFilter {
+  state?: string;
+  states?: string[];
+  agentId?: string;
+  capability?: string;
+  messageId?: string;
+  since?: Date;
+}
+
+const TERMINAL = ['acked', 'dead', 'expired'];
+const PENDING = ['queued', 'delivering'];
+
+const where = (filter: MessageFilter): Prisma.MessageWhereInput => ({
+  ...(filter.state && { state: filter.state }),
+  ...(filter.states && { state: { in: filter.states } }),
+  ...(filter.agentId && { agentId: filter.agentId }),
+  ...(filter.capability && { capability: filter.capability }),
+  ...(filter.messageId && { messageId: filter.messageId }),
+  ...(filter.since && { createdAt: { gte: filter.since } }),
+});
+
+/** Postgres is the record of truth of every message and its delivery state. */
+export class MessagesRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Many messages in one statement (sends arriving together are committed together). */
+  async insertMany(messages: readonly NewMessage[]): Promise<void> {
+    await this.db.message.createMany({ data: messages.map((message) => ({ ...message, payload: message.payload as Prisma.InputJsonValue })) });
+  }
+
+  find(id: string): Promise<MessageRow | null> {
+    return this.db.message.findUnique({ where: { id } });
+  }
+
+  list(filter: MessageFilter, limit: number, offset: number): Promise<MessageRow[]> {
+    return this.db.message.findMany({ where: where(filter), orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset });
+  }
+
+  count(filter: MessageFilter): Promise<number> {
+    return this.db.message.count({ where: where(filter) });
+  }
+
+  /** Pages through every matching message in creation order (NDJSON export). */
+  async *stream(filter: MessageFilter, max: number, batch = 500): AsyncGenerator<MessageRow> {
+    let cursor: string | undefined;
+    let sent = 0;
+    while (sent < max) {
+      const rows = await this.db.message.findMany({
+        where: where(filter),
+        orderBy: { id: 'asc' },
+        take: Math.min(batch, max - sent),
+        ...(cursor && { cursor: { id: cursor }, skip: 1 }),
+      });
+      if (rows.length === 0) return;
+      for (const row of rows) yield row;
+      sent += rows.length;
+      cursor = rows[rows.length - 1].id;
+    }
+  }
+
+  async markAcked(ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.message.updateMany({ where: { id: { in: ids }, state: { in: PENDING } }, data: { state: 'acked', ackedAt: at, deliveredAt: at, updatedAt: at } });
+  }
+
+  async markAttempt(id: string, attempts: number, error: string): Promise<void> {
+    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'queued', attempts, lastError: error.slice(0, 1000), updatedAt: new Date() } });
+  }
+
+  async markDead(id: string, attempts: number, reason: string): Promise<void> {
+    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'dead', attempts, lastError: reason.slice(0, 1000), deadReason: reason.slice(0, 1000), updatedAt: new Date() } });
+  }
+
+  async markExpired(id: string): Promise<void> {
+    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'expired', deadReason: 'ttl_expired', updatedAt: new Date() } });
+  }
+
+  /** Dead letters back to queued (all, or the ids given); returns the rows to enqueue again. */
+  async requeue(ids?: string[]): Promise<MessageRow[]> {
+    return this.db.message.updateManyAndReturn({
+      where: { state: 'dead', ...(ids && { id: { in: ids } }) },
+      data: { state: 'queued', attempts: 0, deadReason: null, updatedAt: new Date() },
+    });
+  }
+
+  /** Messages of an agent still to deliver (resync puts them back on its queue). */
+  pendingOf(agentIds: string[], limit = 10_000): Promise<MessageRow[]> {
+    return this.db.message.findMany({ where: { agentId: { in: agentIds }, state: { in: PENDING } }, orderBy: { createdAt: 'asc' }, take: limit });
+  }
+
+  /** An agent that left: what was waiting for it dies with a reason. */
+  async killPending(agentId: string, reason: string): Promise<number> {
+    const { count } = await this.db.message.updateMany({ where: { agentId, state: { in: PENDING } }, data: { state: 'dead', deadReason: reason, lastError: reason, updatedAt: new Date() } });
+    return count;
+  }
+
+  async countsByState(): Promise<Record<string, number>> {
+    const rows = await this.db.message.groupBy({ by: ['state'], _count: { _all: true } });
+    return Object.fromEntries(rows.map((row) => [row.state, row._count._all]));
+  }
+
+  async depth(limit: number): Promise<Array<{ agentId: string; depth: number }>> {
+    const rows = await this.db.message.groupBy({ by: ['agentId'], where: { state: { in: PENDING } }, _count: { _all: true }, orderBy: { _count: { agentId: 'desc' } }, take: limit });
+    return rows.map((row) => ({ agentId: row.agentId, depth: row._count._all }));
+  }
+
+  /** Removes finished messages (acked, dead, expired) last changed before `before`. */
+  async purge(before: Date): Promise<number> {
+    const { count } = await this.db.message.deleteMany({ where: { state: { in: TERMINAL }, updatedAt: { lt: before } } });
+    return count;
+  }
+
+  /** Keeps the oldest message of each message id that was stored more than once; removes the rest. */
+  async dedupe(): Promise<Array<{ messageId: string; kept: string; removed: string[] }>> {
+    const rows = await this.db.$queryRaw<Array<{ message_id: string; ids: string[] }>>`
+      SELECT "messageId" AS message_id, array_agg(id::text ORDER BY "createdAt", id) AS ids
+      FROM mesh.messages GROUP BY "messageId" HAVING count(*) > 1 LIMIT 10000`;
+    const groups = rows.map((row) => ({ messageId: row.message_id, kept: row.ids[0], removed: row.ids.slice(1) }));
+    const removed = groups.flatMap((group) => group.removed);
+    for (let i = 0; i < removed.length; i += 1000) await this.db.message.deleteMany({ where: { id: { in: removed.slice(i, i + 1000) } } });
+    return groups;
+  }
+}
