@@ -63,6 +63,10 @@ describe('the mesh service', () => {
       return res.body.messages?.[0]?.state === 'acked' && res.body.messages[0];
     });
     expect(stored).toMatchObject({ id: sent.body.id, payload: { hello: 'world' }, attempts: 0 });
+    // Times are stored in UTC: expiry a day ahead (the default TTL), acknowledged just now.
+    expect(Math.abs(Date.parse(stored.expires_at) - Date.now() - 86_400_000)).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(stored.acked_at) - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(stored.created_at) - Date.now())).toBeLessThan(60_000);
 
     // Send over gRPC too.
     const viaGrpc = await call(client, 'Send', { to: id, payload_json: '{"n":2}' }, md);
