@@ -13,6 +13,7 @@ import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { Queue, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import { AgentsRepository } from '../../apps/mesh/src/agents/agents.repository';
 import { protos } from '../../apps/mesh/src/grpc/proto';
 import { LoadTracker } from '../../apps/mesh/src/routing/load';
@@ -125,6 +126,7 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   acked = 0;
   let sent = 0;
   let errors = 0;
+  const cpuBefore = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   const started = performance.now();
   await Promise.all(
@@ -144,12 +146,16 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   const sendSeconds = (performance.now() - started) / 1000;
   while (acked < sent && performance.now() - started < SECONDS * 1000 + 30_000) await new Promise((resolve) => setTimeout(resolve, 10));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / Math.max(1, acked);
   deliveredMs.sort((a, b) => a - b);
   ackedMs.sort((a, b) => a - b);
   line(`mesh POST /messages (${CONCURRENCY} senders)`, `${fmt(sent / sendSeconds)} msgs/s accepted   (${sent} messages, ${errors} errors)`);
   line(`mesh POST → gRPC subscriber ack (${SUBSCRIBERS} agents)`, `${fmt(acked / seconds)} msgs/s acknowledged`);
   line('mesh delivery latency POST → subscriber', `p50 ${fmt(percentile(deliveredMs, 50), 1)} ms   p99 ${fmt(percentile(deliveredMs, 99), 1)} ms`);
   line('mesh POST → acknowledgement recorded by the mesh', `p50 ${fmt(percentile(ackedMs, 50), 1)} ms   p99 ${fmt(percentile(ackedMs, 99), 1)} ms`);
+  // This process runs the mesh, the HTTP senders and the gRPC agents: CPU per message bounds what one core can do.
+  line('CPU of this process per message (mesh + senders + agents)', `${fmt(cpuMsPerMessage, 2)} ms   (≈ ${fmt(1000 / cpuMsPerMessage)} msgs/s per free core; load average ${os.loadavg()[0].toFixed(1)})`);
 
   for (const stream of streams) stream.cancel();
   for (const client of clients) client.close();

@@ -24,6 +24,9 @@ export interface GrpcDeps {
 type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
 
 const PERMISSION = 'mesh:write';
+/** A verified token is trusted this long (never past its `exp`): agents call Ack per message. */
+const TOKEN_CACHE_MS = 10_000;
+const TOKEN_CACHE_SIZE = 10_000;
 const MAX_ID = 128;
 
 function status(code: grpc.status, details: string): Partial<grpc.ServiceError> {
@@ -60,6 +63,7 @@ export class MeshGrpcServer {
   readonly server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.max_receive_message_length': 1024 * 1024 });
   readonly health = new HealthImplementation({ '': 'SERVING', [MESH_SERVICE]: 'SERVING', [HEALTH_SERVICE]: 'SERVING' });
   private boundPort = 0;
+  private readonly verified = new Map<string, { permissions: string[]; until: number }>();
   private servingStatus: ServingStatus = 'SERVING';
 
   constructor(private readonly deps: GrpcDeps) {
@@ -100,13 +104,27 @@ export class MeshGrpcServer {
     const header = metadata.get('authorization')[0];
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) throw status(grpc.status.UNAUTHENTICATED, 'authorization metadata with a Bearer token is required');
-    let claims;
-    try {
-      claims = await (await this.deps.verifier()).verify(match[1]);
-    } catch (error) {
-      throw status(grpc.status.UNAUTHENTICATED, `invalid token: ${(error as { reason?: string }).reason ?? 'invalid_token'}`);
+    const token = match[1];
+    let permissions = this.cachedPermissions(token);
+    if (!permissions) {
+      try {
+        const claims = await (await this.deps.verifier()).verify(token);
+        permissions = claims.permissions;
+        if (this.verified.size >= TOKEN_CACHE_SIZE) this.verified.clear();
+        this.verified.set(token, { permissions, until: Math.min(Date.now() + TOKEN_CACHE_MS, (claims.exp ?? 0) * 1000) });
+      } catch (error) {
+        throw status(grpc.status.UNAUTHENTICATED, `invalid token: ${(error as { reason?: string }).reason ?? 'invalid_token'}`);
+      }
     }
-    if (!hasPermission(claims.permissions, PERMISSION)) throw status(grpc.status.PERMISSION_DENIED, `${PERMISSION} is required`);
+    if (!hasPermission(permissions, PERMISSION)) throw status(grpc.status.PERMISSION_DENIED, `${PERMISSION} is required`);
+  }
+
+  private cachedPermissions(token: string): string[] | undefined {
+    const entry = this.verified.get(token);
+    if (!entry) return undefined;
+    if (entry.until > Date.now()) return entry.permissions;
+    this.verified.delete(token);
+    return undefined;
   }
 
   private unary<Req, Res>(handler: (request: Req) => Promise<Res>): Unary<Req, Res> {
