@@ -40,7 +40,7 @@ describe('createServiceApp', () => {
         path: '/stores/:store',
         summary: 'Touches a store that is down',
         access: 'public',
-        params: z.object({ store: z.enum(['postgres', 'postgres-slow', 'redis']) }),
+        params: z.object({ store: z.enum(['postgres', 'postgres-slow', 'redis', 'unique']) }),
         responses: { 200: { description: 'never' } },
         handler: async (req) => {
           if (req.valid.params.store === 'redis') {
@@ -49,6 +49,15 @@ describe('createServiceApp', () => {
               return await redis.get('x');
             } finally {
               redis.disconnect();
+            }
+          }
+          if (req.valid.params.store === 'unique') {
+            const driver = await prismaAdapter(testDatabaseUrl, 'public').connect();
+            try {
+              await driver.executeRaw({ sql: 'CREATE TEMP TABLE once (name text PRIMARY KEY)', args: [], argTypes: [] });
+              await driver.executeRaw({ sql: "INSERT INTO once VALUES ('a'), ('a')", args: [], argTypes: [] });
+            } finally {
+              await driver.dispose();
             }
           }
           const slow = req.valid.params.store === 'postgres-slow';
@@ -160,6 +169,12 @@ describe('createServiceApp', () => {
       expect(res.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable', details: { dependency } });
       expect(res.headers['retry-after']).toBe('5');
     }
+  });
+
+  it('answers 409 when a unique constraint refuses a row (two requests racing to create one thing)', async () => {
+    const res = await request(app).get('/api/v1/stores/unique');
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ type: 'conflict_error', code: 'conflict' });
   });
 
   it('answers 404 route_not_found for an unknown path', async () => {

@@ -42,3 +42,15 @@ export function unavailableDependency(error: unknown): Dependency | undefined {
   }
   return undefined;
 }
+
+/**
+ * Whether the error is a unique-constraint violation (Prisma P2002, or SQLSTATE 23505 through the
+ * driver adapter): two requests racing to create the same thing, one of which must lose with 409.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const current = error as ErrorLike | undefined;
+  if (!current || typeof current !== 'object') return false;
+  if (current.code === 'P2002' || current.code === '23505') return true;
+  const adapterCause = current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
+  return adapterCause?.code === '23505' || adapterCause?.originalCode === '23505';
+}

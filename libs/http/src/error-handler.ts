@@ -2,7 +2,7 @@ import type { ErrorBody } from '@platform/contracts';
 import { PermissionError, TokenError } from '@platform/jwt';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { unavailableDependency } from './dependency-errors';
+import { isUniqueViolation, unavailableDependency } from './dependency-errors';
 import { ApiError, badRequest, payloadTooLarge } from './errors';
 import { currentRequestId } from '@platform/telemetry';
 
@@ -27,6 +27,7 @@ export function toApiError(error: unknown): ApiError {
   if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
     return badRequest('The request body encoding is not supported');
   }
+  if (isUniqueViolation(error)) return new ApiError(409, 'conflict_error', 'conflict', 'It already exists (created meanwhile by another request)');
   const dependency = unavailableDependency(error);
   if (dependency) {
     const name = dependency === 'database' ? 'PostgreSQL' : 'Redis';

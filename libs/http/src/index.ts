@@ -11,3 +11,5 @@ export * from './outbound';
 export * from './input-guards';
 export * from './client-errors';
 export * from './dependency-errors';
+export * from './websocket';
+export * from './work-limiter';

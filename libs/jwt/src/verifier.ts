@@ -27,6 +27,11 @@ export class TokenVerifier {
     this.now = options.now ?? (() => Date.now() / 1000);
   }
 
+  /** Whether a token already verified has been revoked since (long-lived connections ask this). */
+  isRevoked(claims: Pick<AccessTokenClaims, 'jti'>): boolean {
+    return this.options.revocations?.isRevoked(claims.jti) ?? false;
+  }
+
   /** Resolves with the claims, or rejects with a TokenError. */
   verify(token: string): Promise<AccessTokenClaims> {
     try {

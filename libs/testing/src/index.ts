@@ -1,3 +1,4 @@
 export * from './environment';
 export * from './test-issuer';
 export * from './fuzz';
+export * from './service-process';

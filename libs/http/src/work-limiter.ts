@@ -1,0 +1,42 @@
+import { ApiError } from './errors';
+
+export interface WorkLimiterOptions {
+  /** Tasks running at once. */
+  concurrency: number;
+  /** Tasks waiting for a turn; one more is refused with 503 and Retry-After. */
+  queue: number;
+  /** What the 503 says is busy. */
+  name: string;
+}
+
+/**
+ * Bounds expensive work (password hashing, model calls) so that a burst costs a bounded amount of
+ * memory: `concurrency` run, `queue` wait in order, and the rest are refused at once with a 503
+ * the client can retry, instead of all running together.
+ */
+export class WorkLimiter {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly options: WorkLimiterOptions) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.options.concurrency) {
+      if (this.waiting.length >= this.options.queue) {
+        throw new ApiError(503, 'api_error', 'service_unavailable', `Too much ${this.options.name} work at once; try again shortly`, { busy: this.options.name }, { 'Retry-After': '1' });
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  get stats(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+}
