@@ -2,7 +2,6 @@ import type { Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 import type { ClusterRepository, FencedWrites } from './cluster.repository';
 
-
 // Takes the lease if nobody holds it, with a new fencing token from a counter that only grows.
 const ACQUIRE = `
 if redis.call('exists', KEYS[1]) == 1 then return 0 end

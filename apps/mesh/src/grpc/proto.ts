@@ -20,8 +20,12 @@ let loaded: Loaded | undefined;
 /** The Mesh and Health service definitions (and client constructors), loaded once. */
 export function protos(): Loaded {
   if (loaded) return loaded;
-  const meshDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(MESH_PROTO, options)) as unknown as { platform: { mesh: { v1: { Mesh: grpc.ServiceClientConstructor } } } };
-  const healthDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, options)) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+  const meshDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(MESH_PROTO, options)) as unknown as {
+    platform: { mesh: { v1: { Mesh: grpc.ServiceClientConstructor } } };
+  };
+  const healthDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, options)) as unknown as {
+    grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+  };
   loaded = { Mesh: meshDefinition.platform.mesh.v1.Mesh, Health: healthDefinition.grpc.health.v1.Health };
   return loaded;
 }

@@ -90,11 +90,17 @@ export class MessagesRepository {
   }
 
   async markAttempt(id: string, attempts: number, error: string): Promise<void> {
-    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'queued', attempts, lastError: error.slice(0, 1000), updatedAt: new Date() } });
+    await this.db.message.updateMany({
+      where: { id, state: { in: PENDING } },
+      data: { state: 'queued', attempts, lastError: error.slice(0, 1000), updatedAt: new Date() },
+    });
   }
 
   async markDead(id: string, attempts: number, reason: string): Promise<void> {
-    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'dead', attempts, lastError: reason.slice(0, 1000), deadReason: reason.slice(0, 1000), updatedAt: new Date() } });
+    await this.db.message.updateMany({
+      where: { id, state: { in: PENDING } },
+      data: { state: 'dead', attempts, lastError: reason.slice(0, 1000), deadReason: reason.slice(0, 1000), updatedAt: new Date() },
+    });
   }
 
   async markExpired(id: string): Promise<void> {
@@ -116,7 +122,10 @@ export class MessagesRepository {
 
   /** An agent that left: what was waiting for it dies with a reason. */
   async killPending(agentId: string, reason: string): Promise<number> {
-    const { count } = await this.db.message.updateMany({ where: { agentId, state: { in: PENDING } }, data: { state: 'dead', deadReason: reason, lastError: reason, updatedAt: new Date() } });
+    const { count } = await this.db.message.updateMany({
+      where: { agentId, state: { in: PENDING } },
+      data: { state: 'dead', deadReason: reason, lastError: reason, updatedAt: new Date() },
+    });
     return count;
   }
 
@@ -126,7 +135,13 @@ export class MessagesRepository {
   }
 
   async depth(limit: number): Promise<Array<{ agentId: string; depth: number }>> {
-    const rows = await this.db.message.groupBy({ by: ['agentId'], where: { state: { in: PENDING } }, _count: { _all: true }, orderBy: { _count: { agentId: 'desc' } }, take: limit });
+    const rows = await this.db.message.groupBy({
+      by: ['agentId'],
+      where: { state: { in: PENDING } },
+      _count: { _all: true },
+      orderBy: { _count: { agentId: 'desc' } },
+      take: limit,
+    });
     return rows.map((row) => ({ agentId: row.agentId, depth: row._count._all }));
   }
 
