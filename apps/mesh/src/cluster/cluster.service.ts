@@ -40,6 +40,7 @@ export class ClusterService {
   private token: number | null = null;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private ticking?: Promise<void>;
   private readonly leadershipListeners: Array<(leader: boolean) => void> = [];
   private readonly leaseKey: string;
   private readonly tokenKey: string;
@@ -78,7 +79,12 @@ export class ClusterService {
 
   private loop(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick().finally(() => this.loop()), Math.max(50, Math.min(this.options.heartbeatMs, this.options.leaseMs / 3)));
+    this.timer = setTimeout(
+      () => {
+        this.ticking = this.tick().finally(() => this.loop());
+      },
+      Math.max(50, Math.min(this.options.heartbeatMs, this.options.leaseMs / 3)),
+    );
     this.timer.unref();
   }
 
@@ -99,6 +105,7 @@ export class ClusterService {
   }
 
   private async tryAcquire(): Promise<void> {
+    if (this.stopped) return;
     const token = Number(await this.redis.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, this.nodeId, String(this.options.leaseMs)));
     if (token > 0) this.setToken(token);
   }
@@ -147,6 +154,8 @@ export class ClusterService {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // A tick under way could take the lease again after this node let it go.
+    await this.ticking?.catch(() => undefined);
     if (this.token !== null) await this.redis.eval(RELEASE, 1, this.leaseKey, this.leaseValue(this.token)).catch(() => undefined);
     this.setToken(null);
     await this.repository.removeNode(this.nodeId).catch(() => undefined);
