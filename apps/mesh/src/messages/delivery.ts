@@ -295,6 +295,13 @@ export class DeliveryService {
     return totals;
   }
 
+  /** Drops dead-letter jobs older than `graceMs` from the agents' queues this node knows. */
+  async cleanFailed(graceMs: number): Promise<number> {
+    let removed = 0;
+    for (const queue of this.queues.values()) removed += (await queue.clean(graceMs, 10_000, 'failed').catch(() => [])).length;
+    return removed;
+  }
+
   /** Removes a finished job of a dead letter so it can be added again under the same id. */
   async forget(agentId: string, id: string): Promise<void> {
     const job = await this.queue(agentId).getJob(id);

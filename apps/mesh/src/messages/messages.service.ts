@@ -119,8 +119,11 @@ export class MessagesService {
   }
 
   async purge(olderThan: string): Promise<{ purged: number; older_than: string; before: string }> {
-    const before = new Date(Date.now() - durationMs(olderThan));
+    const age = durationMs(olderThan);
+    const before = new Date(Date.now() - age);
     const purged = await this.deps.messages.purge(before);
+    // Their dead-letter jobs in BullMQ go too (Postgres stays the record of what was purged).
+    await this.deps.delivery.cleanFailed(age);
     return { purged, older_than: olderThan, before: before.toISOString() };
   }
 
