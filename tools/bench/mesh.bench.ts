@@ -13,6 +13,7 @@ import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { Queue, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import { AgentsRepository } from '../../apps/mesh/src/agents/agents.repository';
 import { protos } from '../../apps/mesh/src/grpc/proto';
 import { LoadTracker } from '../../apps/mesh/src/routing/load';
@@ -57,7 +58,10 @@ async function rawBullmq(): Promise<void> {
   while (processed < added && performance.now() - started < SECONDS * 1000 + 30_000) await new Promise((resolve) => setTimeout(resolve, 10));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  line('raw BullMQ add → processed', `${fmt(processed / seconds)} msgs/s   p50 ${fmt(percentile(latencies, 50), 1)} ms   p99 ${fmt(percentile(latencies, 99), 1)} ms   (${processed} jobs)`);
+  line(
+    'raw BullMQ add → processed',
+    `${fmt(processed / seconds)} msgs/s   p50 ${fmt(percentile(latencies, 50), 1)} ms   p99 ${fmt(percentile(latencies, 99), 1)} ms   (${processed} jobs)`,
+  );
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
@@ -71,7 +75,16 @@ interface Delivery {
 async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   const cluster = `bench-${randomUUID().slice(0, 8)}`;
   const svc = await startService(meshService, {
-    env: { PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATABASE_URL: testDatabaseUrl, REDIS_URL: testRedisUrl, MESH_CLUSTER: cluster, OTEL_SDK_DISABLED: 'true' },
+    env: {
+      PORT: '0',
+      GRPC_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: testDatabaseUrl,
+      REDIS_URL: testRedisUrl,
+      MESH_CLUSTER: cluster,
+      OTEL_SDK_DISABLED: 'true',
+    },
     verifier: issuer.verifier(),
   });
   const grpcPort = ((await fetch(`${svc.url}/health`).then((res) => res.json())) as { grpc: { port: number } }).grpc.port;
@@ -86,11 +99,16 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   const agentIds: string[] = [];
   const streams: grpc.ClientReadableStream<Delivery>[] = [];
   for (let i = 0; i < SUBSCRIBERS; i++) {
-    const client = new (protos().Mesh)(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+    const client = new (protos().Mesh)(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as grpc.Client &
+      Record<string, (...args: unknown[]) => unknown>;
     clients.push(client);
     const agentId = `${capability}-agent-${i}`;
     agentIds.push(agentId);
-    await new Promise((resolve, reject) => client.Register({ id: agentId, name: 'bench', capabilities: [capability], ttl_ms: 3_600_000 }, md, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r))));
+    await new Promise((resolve, reject) =>
+      client.Register({ id: agentId, name: 'bench', capabilities: [capability], ttl_ms: 3_600_000 }, md, (e: unknown, r: unknown) =>
+        e ? reject(e) : resolve(r),
+      ),
+    );
     const stream = client.Subscribe({ agent_id: agentId }, md) as grpc.ClientReadableStream<Delivery>;
     streams.push(stream);
     stream.on('error', () => undefined);
@@ -125,6 +143,7 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   acked = 0;
   let sent = 0;
   let errors = 0;
+  const cpuBefore = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   const started = performance.now();
   await Promise.all(
@@ -144,12 +163,19 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   const sendSeconds = (performance.now() - started) / 1000;
   while (acked < sent && performance.now() - started < SECONDS * 1000 + 30_000) await new Promise((resolve) => setTimeout(resolve, 10));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / Math.max(1, acked);
   deliveredMs.sort((a, b) => a - b);
   ackedMs.sort((a, b) => a - b);
   line(`mesh POST /messages (${CONCURRENCY} senders)`, `${fmt(sent / sendSeconds)} msgs/s accepted   (${sent} messages, ${errors} errors)`);
   line(`mesh POST → gRPC subscriber ack (${SUBSCRIBERS} agents)`, `${fmt(acked / seconds)} msgs/s acknowledged`);
   line('mesh delivery latency POST → subscriber', `p50 ${fmt(percentile(deliveredMs, 50), 1)} ms   p99 ${fmt(percentile(deliveredMs, 99), 1)} ms`);
   line('mesh POST → acknowledgement recorded by the mesh', `p50 ${fmt(percentile(ackedMs, 50), 1)} ms   p99 ${fmt(percentile(ackedMs, 99), 1)} ms`);
+  // This process runs the mesh, the HTTP senders and the gRPC agents: CPU per message bounds what one core can do.
+  line(
+    'CPU of this process per message (mesh + senders + agents)',
+    `${fmt(cpuMsPerMessage, 2)} ms   (≈ ${fmt(1000 / cpuMsPerMessage)} msgs/s per free core; load average ${os.loadavg()[0].toFixed(1)})`,
+  );
 
   for (const stream of streams) stream.cancel();
   for (const client of clients) client.close();
@@ -162,13 +188,29 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
 
 async function chooseAmongDirectory(issuer: TestIssuer): Promise<void> {
   const svc = await startService(meshService, {
-    env: { PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATABASE_URL: testDatabaseUrl, REDIS_URL: testRedisUrl, MESH_CLUSTER: `bench-${randomUUID().slice(0, 8)}`, OTEL_SDK_DISABLED: 'true' },
+    env: {
+      PORT: '0',
+      GRPC_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: testDatabaseUrl,
+      REDIS_URL: testRedisUrl,
+      MESH_CLUSTER: `bench-${randomUUID().slice(0, 8)}`,
+      OTEL_SDK_DISABLED: 'true',
+    },
     verifier: issuer.verifier(),
   });
   const db = svc.infra.db;
   const tag = `bench-dir-${randomUUID().slice(0, 8)}`;
   const capability = `${tag}-shared`;
-  const rows = Array.from({ length: DIRECTORY }, (_, i) => ({ id: `${tag}-${i}`, name: 'bench', namespace: tag, capabilities: [capability, `${tag}-c${i % 50}`], nodeId: tag, latencyMs: 1 + (i % 97) }));
+  const rows = Array.from({ length: DIRECTORY }, (_, i) => ({
+    id: `${tag}-${i}`,
+    name: 'bench',
+    namespace: tag,
+    capabilities: [capability, `${tag}-c${i % 50}`],
+    nodeId: tag,
+    latencyMs: 1 + (i % 97),
+  }));
   for (let i = 0; i < rows.length; i += 1000) await db.agent.createMany({ data: rows.slice(i, i + 1000) });
   try {
     const tracker = new LoadTracker();
@@ -185,7 +227,10 @@ async function chooseAmongDirectory(issuer: TestIssuer): Promise<void> {
     }
     samples.sort((a, b) => a - b);
     line(`routing table build (${fmt(snapshot.statuses.size)} routable agents in Postgres)`, `${fmt(buildMs, 1)} ms`);
-    line(`choose among ${fmt(snapshot.capabilities.get(capability)?.length ?? 0)} agents of one capability`, `p50 ${fmt(percentile(samples, 50) * 1000, 2)} µs   p99 ${fmt(percentile(samples, 99) * 1000, 2)} µs   (${fmt(CHOICES)} choices)`);
+    line(
+      `choose among ${fmt(snapshot.capabilities.get(capability)?.length ?? 0)} agents of one capability`,
+      `p50 ${fmt(percentile(samples, 50) * 1000, 2)} µs   p99 ${fmt(percentile(samples, 99) * 1000, 2)} µs   (${fmt(CHOICES)} choices)`,
+    );
   } finally {
     await db.agent.deleteMany({ where: { namespace: tag } });
     await svc.stop();

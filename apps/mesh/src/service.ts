@@ -41,7 +41,8 @@ export const meshService = defineService({
   port: 3005,
   openapi: {
     title: 'Agent Mesh API',
-    description: 'Runtime directory and message bus of running agents: registration, health checks, load-aware routing, delivery with acknowledgements and dead letters, clustering. gRPC: platform.mesh.v1.Mesh and grpc.health.v1.Health on GRPC_PORT.',
+    description:
+      'Runtime directory and message bus of running agents: registration, health checks, load-aware routing, delivery with acknowledgements and dead letters, clustering. gRPC: platform.mesh.v1.Mesh and grpc.health.v1.Health on GRPC_PORT.',
   },
   config: {
     GRPC_PORT: env.port(3015),
@@ -70,7 +71,13 @@ export const meshService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, db, redis, logger } = infra;
-    const nodeId = config.MESH_NODE_ID ?? config.POD_NAME ?? `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${randomUUID().slice(0, 8)}`;
+    const nodeId =
+      config.MESH_NODE_ID ??
+      config.POD_NAME ??
+      `${os
+        .hostname()
+        .replace(/[^A-Za-z0-9._-]/g, '-')
+        .slice(0, 40)}-${randomUUID().slice(0, 8)}`;
     const channels = channelsOf(config.MESH_CLUSTER);
     const state = new NodeState();
     const hub = new SubscriberHub();
@@ -150,14 +157,30 @@ export const meshService = defineService({
       announceRemoved: (agentId) => bus.publish(channels.agentRemoved, agentId),
       announceReregister: (agentIds) => bus.publish(channels.reregister, JSON.stringify(agentIds ?? null)),
     });
-    const messages = new MessagesService({ messages: messageRows, agents: agentRows, delivery, routing, settings, redis, assertAccepting: () => state.assertAccepting() });
+    const messages = new MessagesService({
+      messages: messageRows,
+      agents: agentRows,
+      delivery,
+      routing,
+      settings,
+      redis,
+      assertAccepting: () => state.assertAccepting(),
+    });
 
     let httpPort = config.PORT;
     const grpc = new MeshGrpcServer({ verifier: infra.verifier, agents, messages, hub, state, logger, onSubscribe: async () => undefined });
     const cluster = new ClusterService(
       new ClusterRepository(db, config.MESH_CLUSTER),
       redis,
-      { cluster: config.MESH_CLUSTER, nodeId, host: os.hostname(), httpPort: () => httpPort, grpcPort: () => grpc.port, leaseMs: config.MESH_LEASE_MS, heartbeatMs: config.MESH_NODE_HEARTBEAT_MS },
+      {
+        cluster: config.MESH_CLUSTER,
+        nodeId,
+        host: os.hostname(),
+        httpPort: () => httpPort,
+        grpcPort: () => grpc.port,
+        leaseMs: config.MESH_LEASE_MS,
+        heartbeatMs: config.MESH_NODE_HEARTBEAT_MS,
+      },
       logger,
     );
 
@@ -182,7 +205,10 @@ export const meshService = defineService({
     // gRPC health follows Postgres, Redis and draining.
     const dependenciesUp = async () => {
       try {
-        await Promise.race([Promise.all([db.$queryRawUnsafe('SELECT 1'), redis.ping()]), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+        await Promise.race([
+          Promise.all([db.$queryRawUnsafe('SELECT 1'), redis.ping()]),
+          new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+        ]);
         return true;
       } catch {
         return false;
@@ -221,16 +247,30 @@ export const meshService = defineService({
     };
     const clusterStatus = async () => {
       const [leader, term, nodes] = await Promise.all([cluster.leader(), cluster.term(), new ClusterRepository(db, config.MESH_CLUSTER).nodes()]);
-      return { node_id: nodeId, leader: leader.leader, is_leader: cluster.isLeader && leader.leader === nodeId, term, fencing_token: leader.token, lease_expires_in_ms: leader.expiresInMs, nodes: nodes.length };
+      return {
+        node_id: nodeId,
+        leader: leader.leader,
+        is_leader: cluster.isLeader && leader.leader === nodeId,
+        term,
+        fencing_token: leader.token,
+        lease_expires_in_ms: leader.expiresInMs,
+        nodes: nodes.length,
+      };
     };
 
     const api = new ApiRouter(await infra.verifier());
     agentRoutes(api, agents, () => state.assertAccepting());
-    healthRoutes(api, { agents, agentRows, history, serviceHealth, reset: async () => {
-      const reset = await agentRows.resetHealth();
-      await routingChanged();
-      return reset;
-    } });
+    healthRoutes(api, {
+      agents,
+      agentRows,
+      history,
+      serviceHealth,
+      reset: async () => {
+        const reset = await agentRows.resetHealth();
+        await routingChanged();
+        return reset;
+      },
+    });
     routingRoutes(api, {
       table: routing,
       invalidateEverywhere: routingChanged,
@@ -301,7 +341,14 @@ export const meshService = defineService({
 
     // GET /health is the bootstrap's; documented here so the OpenAPI document lists every spec row.
     const root = new ApiRouter();
-    root.document({ method: 'get', path: '/health', summary: 'Service health (Postgres, Redis)', tags: ['health'], access: 'public', responses: { 200: { description: 'Healthy' }, 503: { description: 'A dependency is down' } } });
+    root.document({
+      method: 'get',
+      path: '/health',
+      summary: 'Service health (Postgres, Redis)',
+      tags: ['health'],
+      access: 'public',
+      responses: { 200: { description: 'Healthy' }, 503: { description: 'A dependency is down' } },
+    });
 
     return {
       routers: [

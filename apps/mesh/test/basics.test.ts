@@ -26,7 +26,12 @@ describe('the mesh service', () => {
     const doc = (await request(mesh.app).get('/openapi.json')).body;
     expect(doc.info).toMatchObject({ title: 'Agent Mesh API', version: '1.0.0' });
     for (const [, method, route] of rows) expect([method, route, Boolean(doc.paths[route]?.[method.toLowerCase()])]).toEqual([method, route, true]);
-    for (const extra of [['post', '/api/v1/agents'], ['delete', '/api/v1/agents/{agent_id}'], ['post', '/api/v1/messages']]) expect(doc.paths[extra[1]]?.[extra[0]]).toBeDefined();
+    for (const extra of [
+      ['post', '/api/v1/agents'],
+      ['delete', '/api/v1/agents/{agent_id}'],
+      ['post', '/api/v1/messages'],
+    ])
+      expect(doc.paths[extra[1]]?.[extra[0]]).toBeDefined();
     expect(doc.paths['/api/v1/messages/export'].get.responses['200'].content).toHaveProperty('application/x-ndjson');
   });
 
@@ -44,12 +49,27 @@ describe('the mesh service', () => {
     const md = await metadata();
     const id = uniqueName('agent');
     const capability = uniqueName('cap');
-    const registered = await call(client, 'Register', { id, name: 'Echo', namespace: 'tests', capabilities: [capability], check_type: 'ttl', ttl_ms: 60_000 }, md);
+    const registered = await call(
+      client,
+      'Register',
+      { id, name: 'Echo', namespace: 'tests', capabilities: [capability], check_type: 'ttl', ttl_ms: 60_000 },
+      md,
+    );
     expect(registered).toMatchObject({ id, status: 'passing', ejected: false, capabilities: [capability] });
     const sub = subscribe(client, id, md);
-    await eventually(async () => (await request(mesh.app).get(`/api/v1/agents?capability=${capability}`).set('Authorization', await bearer(['mesh:read']))).body.agents?.[0]?.subscribed);
+    await eventually(
+      async () =>
+        (
+          await request(mesh.app)
+            .get(`/api/v1/agents?capability=${capability}`)
+            .set('Authorization', await bearer(['mesh:read']))
+        ).body.agents?.[0]?.subscribed,
+    );
 
-    const sent = await request(mesh.app).post('/api/v1/messages').set('Authorization', await bearer(['mesh:write'])).send({ capability, payload: { hello: 'world' }, from: 'test' });
+    const sent = await request(mesh.app)
+      .post('/api/v1/messages')
+      .set('Authorization', await bearer(['mesh:write']))
+      .send({ capability, payload: { hello: 'world' }, from: 'test' });
     expect(sent.status).toBe(202);
     expect(sent.body).toMatchObject({ agent_id: id, state: 'queued', duplicate: false });
     const delivery = await eventually(() => sub.received.find((d) => d.id === sent.body.id));
@@ -63,6 +83,10 @@ describe('the mesh service', () => {
       return res.body.messages?.[0]?.state === 'acked' && res.body.messages[0];
     });
     expect(stored).toMatchObject({ id: sent.body.id, payload: { hello: 'world' }, attempts: 0 });
+    // Times are stored in UTC: expiry a day ahead (the default TTL), acknowledged just now.
+    expect(Math.abs(Date.parse(stored.expires_at) - Date.now() - 86_400_000)).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(stored.acked_at) - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(stored.created_at) - Date.now())).toBeLessThan(60_000);
 
     // Send over gRPC too.
     const viaGrpc = await call(client, 'Send', { to: id, payload_json: '{"n":2}' }, md);

@@ -33,7 +33,10 @@ describe('a cluster of mesh nodes', () => {
     expect(sa.fencing_token).toBe(sb.fencing_token);
     expect(sa.nodes).toBe(2);
     const nodes = await request(a.app).get('/api/v1/cluster/nodes').set('Authorization', read);
-    expect(nodes.body.nodes.map((n: { id: string; alive: boolean }) => [n.id, n.alive]).sort()).toEqual([[`${a.cluster}-a`, true], [`${a.cluster}-b`, true]]);
+    expect(nodes.body.nodes.map((n: { id: string; alive: boolean }) => [n.id, n.alive]).sort()).toEqual([
+      [`${a.cluster}-a`, true],
+      [`${a.cluster}-b`, true],
+    ]);
 
     const [leader, follower] = sa.is_leader ? [a, b!] : [b!, a];
     const refused = await request(follower.app).post('/api/v1/cluster/reconcile').set('Authorization', admin);
@@ -76,7 +79,9 @@ describe('a cluster of mesh nodes', () => {
 
     const staleNode = uniqueName('gone');
     const agentId = uniqueName('orphan');
-    await node.infra.db.clusterNode.create({ data: { id: staleNode, cluster: node.cluster, host: 'gone', httpPort: 1, grpcPort: 2, lastSeenAt: new Date(Date.now() - 60_000) } });
+    await node.infra.db.clusterNode.create({
+      data: { id: staleNode, cluster: node.cluster, host: 'gone', httpPort: 1, grpcPort: 2, lastSeenAt: new Date(Date.now() - 60_000) },
+    });
     await node.infra.db.agent.create({ data: { id: agentId, name: 'orphan', namespace: 'default', capabilities: [], nodeId: staleNode } });
     const listed = await request(node.app).get('/api/v1/cluster/nodes').set('Authorization', read);
     expect(listed.body.nodes).toContainEqual(expect.objectContaining({ id: staleNode, alive: false, agents: 1 }));
@@ -89,6 +94,8 @@ describe('a cluster of mesh nodes', () => {
     const resync = await request(node.app).post('/api/v1/cluster/resync').set('Authorization', admin);
     expect(resync.status).toBe(200);
     expect(resync.body.agents).toBeGreaterThanOrEqual(1);
-    await request(node.app).delete(`/api/v1/agents/${agentId}`).set('Authorization', await bearer(['mesh:write']));
+    await request(node.app)
+      .delete(`/api/v1/agents/${agentId}`)
+      .set('Authorization', await bearer(['mesh:write']));
   });
 });

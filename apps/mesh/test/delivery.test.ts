@@ -21,19 +21,28 @@ describe('delivery, acknowledgements, dead letters and de-duplication', () => {
   });
 
   const register = async (body: Record<string, unknown>) => {
-    const res = await request(mesh.app).post('/api/v1/agents').set('Authorization', write).send({ name: 'agent', ...body });
+    const res = await request(mesh.app)
+      .post('/api/v1/agents')
+      .set('Authorization', write)
+      .send({ name: 'agent', ...body });
     expect(res.status).toBe(201);
     return res.body as { id: string };
   };
   const send = (body: Record<string, unknown>) => request(mesh.app).post('/api/v1/messages').set('Authorization', write).send(body);
   const message = async (id: string, agentId: string) =>
-    ((await request(mesh.app).get(`/api/v1/messages?agent_id=${agentId}&limit=500`).set('Authorization', read)).body.messages as Array<Record<string, unknown>>).find((m) => m.id === id);
+    (
+      (await request(mesh.app).get(`/api/v1/messages?agent_id=${agentId}&limit=500`).set('Authorization', read)).body.messages as Array<Record<string, unknown>>
+    ).find((m) => m.id === id);
 
   it('redelivers to the next stream what a dropped subscriber never acknowledged', async () => {
     const md = await metadata();
     const { id: agentId } = await register({ id: uniqueName('drop') });
     const first = subscribe(client, agentId, md);
-    await eventually(async () => (await request(mesh.app).get('/api/v1/grpc/connections').set('Authorization', read)).body.streams.some((s: { agent_id: string }) => s.agent_id === agentId));
+    await eventually(async () =>
+      (await request(mesh.app).get('/api/v1/grpc/connections').set('Authorization', read)).body.streams.some(
+        (s: { agent_id: string }) => s.agent_id === agentId,
+      ),
+    );
     const sent = await send({ to: agentId, payload: { n: 1 } });
     expect(sent.status).toBe(202);
     await eventually(() => first.received.find((d) => d.id === sent.body.id));
@@ -73,10 +82,15 @@ describe('delivery, acknowledgements, dead letters and de-duplication', () => {
       await eventually(async () => (await message(sent.body.id, agentId))?.state === 'dead', 15_000);
       const dlq = await request(mesh.app).get(`/api/v1/queues/dlq?agent_id=${agentId}`).set('Authorization', read);
       expect(dlq.status).toBe(200);
-      expect(dlq.body.messages).toEqual([expect.objectContaining({ id: sent.body.id, state: 'dead', attempts: 2, dead_reason: 'agent endpoint answered HTTP 500' })]);
+      expect(dlq.body.messages).toEqual([
+        expect.objectContaining({ id: sent.body.id, state: 'dead', attempts: 2, dead_reason: 'agent endpoint answered HTTP 500' }),
+      ]);
 
       agent.status = 200;
-      const retried = await request(mesh.app).post('/api/v1/queues/dlq/retry').set('Authorization', admin).send({ ids: [sent.body.id] });
+      const retried = await request(mesh.app)
+        .post('/api/v1/queues/dlq/retry')
+        .set('Authorization', admin)
+        .send({ ids: [sent.body.id] });
       expect(retried.status).toBe(200);
       expect(retried.body).toEqual({ retried: 1, ids: [sent.body.id] });
       await eventually(async () => (await message(sent.body.id, agentId))?.state === 'acked', 15_000);
@@ -153,7 +167,10 @@ describe('delivery, acknowledgements, dead letters and de-duplication', () => {
     const exported = await request(mesh.app).get(`/api/v1/messages/export?agent_id=${agentId}`).set('Authorization', read);
     expect(exported.status).toBe(200);
     expect(exported.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = exported.text.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = exported.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.id).sort()).toEqual([...ids].sort());
 
     const depth = await request(mesh.app).get('/api/v1/queues/depth').set('Authorization', read);
@@ -163,7 +180,10 @@ describe('delivery, acknowledgements, dead letters and de-duplication', () => {
     expect(stats.body.messages.queued).toBeGreaterThanOrEqual(3);
 
     // Two finished long ago: the purge removes those and keeps the rest.
-    await mesh.infra.db.message.updateMany({ where: { id: { in: ids.slice(0, 2) } }, data: { state: 'acked', updatedAt: new Date(Date.now() - 2 * 3600_000) } });
+    await mesh.infra.db.message.updateMany({
+      where: { id: { in: ids.slice(0, 2) } },
+      data: { state: 'acked', updatedAt: new Date(Date.now() - 2 * 3600_000) },
+    });
     const purged = await request(mesh.app).delete('/api/v1/queues/purge?older_than=1h').set('Authorization', admin);
     expect(purged.status).toBe(200);
     expect(purged.body.purged).toBeGreaterThanOrEqual(2);
@@ -177,7 +197,15 @@ describe('delivery, acknowledgements, dead letters and de-duplication', () => {
     const none = await send({ capability: uniqueName('nobody'), payload: 1 });
     expect(none.status).toBe(503);
     expect(none.body.error.details).toMatchObject({ reason: 'no_routable_agent' });
-    for (const body of [{ payload: 1 }, { to: 'a', capability: 'b', payload: 1 }, { to: 'a' }, { to: 'a b', payload: 1 }, { to: 'a', payload: 1, ttl_ms: 5 }, { to: 'a', payload: 'x'.repeat(300_000) }, { to: 'a', payload: 1, extra: true }]) {
+    for (const body of [
+      { payload: 1 },
+      { to: 'a', capability: 'b', payload: 1 },
+      { to: 'a' },
+      { to: 'a b', payload: 1 },
+      { to: 'a', payload: 1, ttl_ms: 5 },
+      { to: 'a', payload: 'x'.repeat(300_000) },
+      { to: 'a', payload: 1, extra: true },
+    ]) {
       const res = await send(body);
       expect([JSON.stringify(body).slice(0, 80), res.status, res.body.error?.code]).toEqual([JSON.stringify(body).slice(0, 80), 400, 'invalid_request']);
     }

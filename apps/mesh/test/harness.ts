@@ -5,7 +5,10 @@ import request from 'supertest';
 import { protos } from '../src/grpc/proto';
 import { meshService } from '../src/service';
 
-export type MeshInstance = Awaited<ReturnType<typeof startService<typeof meshService.config, ReturnType<typeof meshService.database & object>>>> & { grpcPort: number; cluster: string };
+export type MeshInstance = Awaited<ReturnType<typeof startService<typeof meshService.config, ReturnType<typeof meshService.database & object>>>> & {
+  grpcPort: number;
+  cluster: string;
+};
 
 let issuer: Promise<TestIssuer> | undefined;
 export const testIssuer = () => (issuer ??= new TestIssuer().start());
@@ -73,7 +76,12 @@ export async function metadata(permissions: string[] = ['mesh:write']): Promise<
 }
 
 /** Promisifies a unary call. */
-export function call<T = Record<string, unknown>>(client: MeshClient, method: 'Register' | 'Heartbeat' | 'Send' | 'Ack', req: unknown, md: grpc.Metadata): Promise<T> {
+export function call<T = Record<string, unknown>>(
+  client: MeshClient,
+  method: 'Register' | 'Heartbeat' | 'Send' | 'Ack',
+  req: unknown,
+  md: grpc.Metadata,
+): Promise<T> {
   return new Promise((resolve, reject) => client[method](req, md, (error, response) => (error ? reject(error) : resolve(response as T))));
 }
 

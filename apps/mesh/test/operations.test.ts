@@ -11,7 +11,8 @@ type HealthClient = grpc.Client & {
 
 /** The standard health client, from grpc-health-check's own proto. */
 const healthClient = (port: number) => new (protos().Health)(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as HealthClient;
-const check = (client: HealthClient, service: string) => new Promise<{ status: string }>((resolve, reject) => client.Check({ service }, (e, r) => (e ? reject(e) : resolve(r))));
+const check = (client: HealthClient, service: string) =>
+  new Promise<{ status: string }>((resolve, reject) => client.Check({ service }, (e, r) => (e ? reject(e) : resolve(r))));
 
 describe('gRPC: health service, authentication, bad input and connections', () => {
   let mesh: MeshInstance;

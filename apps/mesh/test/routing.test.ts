@@ -21,7 +21,11 @@ describe('choosing an agent (power of two choices over live load)', () => {
   it('draws two distinct candidates, so every agent can win', () => {
     const tracker = new LoadTracker();
     const sequence = [0.99, 0.99];
-    const table = new RoutingTable(async () => [], tracker, () => sequence.shift() ?? 0);
+    const table = new RoutingTable(
+      async () => [],
+      tracker,
+      () => sequence.shift() ?? 0,
+    );
     tracker.observe('c', 1);
     tracker.observe('b', 5);
     // first = index 2 ('c'), second drawn among the other two and shifted past 'c' → 'b'.
@@ -50,7 +54,10 @@ describe('routing through the mesh', () => {
     try {
       const capability = uniqueName('summarise');
       const ids = { fast: uniqueName('fast'), slow: uniqueName('slow') };
-      for (const [name, agent] of [['fast', fast], ['slow', slow]] as const) {
+      for (const [name, agent] of [
+        ['fast', fast],
+        ['slow', slow],
+      ] as const) {
         const res = await request(mesh.app)
           .post('/api/v1/agents')
           .set('Authorization', write)
@@ -59,7 +66,10 @@ describe('routing through the mesh', () => {
       }
       // Both measured by their checks: the slow one's latency shows in the routing table.
       const table = await eventually(async () => {
-        const entries = (await request(mesh.app).get('/api/v1/routing/table').set('Authorization', read)).body.capabilities[capability] as Array<{ agent_id: string; latency_ewma_ms: number }>;
+        const entries = (await request(mesh.app).get('/api/v1/routing/table').set('Authorization', read)).body.capabilities[capability] as Array<{
+          agent_id: string;
+          latency_ewma_ms: number;
+        }>;
         const slowEntry = entries?.find((e) => e.agent_id === ids.slow);
         return slowEntry && slowEntry.latency_ewma_ms > 100 && entries;
       });
@@ -85,7 +95,10 @@ describe('routing through the mesh', () => {
     const first = await request(mesh.app).get('/api/v1/routing/table').set('Authorization', read);
     const again = await request(mesh.app).get('/api/v1/routing/table').set('Authorization', read);
     expect(again.body.version).toBe(first.body.version);
-    await request(mesh.app).post('/api/v1/agents').set('Authorization', write).send({ id: uniqueName('cached'), name: 'c', capabilities: [capability] });
+    await request(mesh.app)
+      .post('/api/v1/agents')
+      .set('Authorization', write)
+      .send({ id: uniqueName('cached'), name: 'c', capabilities: [capability] });
     const after = await request(mesh.app).get('/api/v1/routing/table').set('Authorization', read);
     expect(after.body.version).toBeGreaterThan(first.body.version);
     expect(after.body.capabilities[capability]).toHaveLength(1);
@@ -105,14 +118,20 @@ describe('routing through the mesh', () => {
   it('lists and filters agents, deregisters one, and asks subscribed agents to register again', async () => {
     const capability = uniqueName('list');
     const id = uniqueName('listed');
-    await request(mesh.app).post('/api/v1/agents').set('Authorization', write).send({ id, name: 'l', capabilities: [capability], metadata: { version: '1.2.3' } });
+    await request(mesh.app)
+      .post('/api/v1/agents')
+      .set('Authorization', write)
+      .send({ id, name: 'l', capabilities: [capability], metadata: { version: '1.2.3' } });
     const listed = await request(mesh.app).get(`/api/v1/agents?capability=${capability}`).set('Authorization', read);
     expect(listed.body).toMatchObject({ total: 1, agents: [{ id, metadata: { version: '1.2.3' }, subscribed: false }] });
 
     const client = meshClient(mesh.grpcPort);
     const sub = subscribe(client, id, await metadata());
     await eventually(async () => (await request(mesh.app).get(`/api/v1/agents?capability=${capability}`).set('Authorization', read)).body.agents[0].subscribed);
-    const again = await request(mesh.app).post('/api/v1/agents/reregister').set('Authorization', admin).send({ agent_ids: [id] });
+    const again = await request(mesh.app)
+      .post('/api/v1/agents/reregister')
+      .set('Authorization', admin)
+      .send({ agent_ids: [id] });
     expect(again.body).toEqual({ reset: 1, notified: 1 });
     await eventually(() => sub.received.some((d) => d.control === 'reregister'));
 
@@ -122,7 +141,14 @@ describe('routing through the mesh', () => {
     expect((await request(mesh.app).get(`/api/v1/agents?capability=${capability}`).set('Authorization', read)).body.total).toBe(0);
     client.close();
 
-    for (const body of [{ name: 'x', capabilities: ['bad cap'] }, { name: 'x', endpoint: 'ftp://host' }, { name: 'x', check: { type: 'http' } }, { name: '' }, { name: 'x', surprise: 1 }, { name: 'x', check: { type: 'grpc', target: 'nohost' } }]) {
+    for (const body of [
+      { name: 'x', capabilities: ['bad cap'] },
+      { name: 'x', endpoint: 'ftp://host' },
+      { name: 'x', check: { type: 'http' } },
+      { name: '' },
+      { name: 'x', surprise: 1 },
+      { name: 'x', check: { type: 'grpc', target: 'nohost' } },
+    ]) {
       const res = await request(mesh.app).post('/api/v1/agents').set('Authorization', write).send(body);
       expect([body, res.status]).toEqual([body, 400]);
     }

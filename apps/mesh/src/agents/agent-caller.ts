@@ -10,7 +10,11 @@ export class AgentCaller {
 
   /** POSTs a message; throws unless the agent answers 2xx. */
   async deliver(url: string, body: unknown, timeoutMs: number): Promise<void> {
-    const response = await guardedFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, { timeoutMs, maxBytes: 64 * 1024, allowPrivate: this.allowPrivate });
+    const response = await guardedFetch(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      { timeoutMs, maxBytes: 64 * 1024, allowPrivate: this.allowPrivate },
+    );
     if (response.status < 200 || response.status >= 300) throw new Error(`agent endpoint answered HTTP ${response.status}`);
   }
 

@@ -84,7 +84,14 @@ export class AgentsRepository {
       this.db.agent.count({ where: { ejected: false } }),
     ]);
     const of = (status: string) => byStatus.find((row) => row.status === status)?._count._all ?? 0;
-    return { total: byStatus.reduce((sum, row) => sum + row._count._all, 0), passing: of('passing'), warning: of('warning'), critical: of('critical'), ejected, routable };
+    return {
+      total: byStatus.reduce((sum, row) => sum + row._count._all, 0),
+      passing: of('passing'),
+      warning: of('warning'),
+      critical: of('critical'),
+      ejected,
+      routable,
+    };
   }
 
   /** Agents that may receive traffic: those not ejected (outlier ejection decides, not one check). */
@@ -122,7 +129,11 @@ export class AgentsRepository {
   /** Moves the agents of removed nodes onto live ones, round robin. */
   async reassign(fromNodes: string[], toNodes: string[]): Promise<number> {
     if (fromNodes.length === 0 || toNodes.length === 0) return 0;
-    const orphans = await this.db.agent.findMany({ where: { OR: [{ nodeId: { in: fromNodes } }, { nodeId: null }] }, select: { id: true }, orderBy: { id: 'asc' } });
+    const orphans = await this.db.agent.findMany({
+      where: { OR: [{ nodeId: { in: fromNodes } }, { nodeId: null }] },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+    });
     const byNode = new Map<string, string[]>();
     orphans.forEach((agent, index) => {
       const node = toNodes[index % toNodes.length];

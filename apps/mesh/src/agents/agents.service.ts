@@ -113,7 +113,13 @@ export class AgentsService {
     const agent = await this.get(agentId);
     const mapped = status === 'healthy' ? 'passing' : status === 'warning' ? 'warning' : 'critical';
     const now = new Date();
-    const updated = await this.deps.health().apply(agent, { kind, status: mapped, latencyMs: null, output: output ?? `${kind === 'ttl' ? 'heartbeat' : 'self-report'}: ${status}` }, mapped === 'critical' ? {} : { heartbeat: now });
+    const updated = await this.deps
+      .health()
+      .apply(
+        agent,
+        { kind, status: mapped, latencyMs: null, output: output ?? `${kind === 'ttl' ? 'heartbeat' : 'self-report'}: ${status}` },
+        mapped === 'critical' ? {} : { heartbeat: now },
+      );
     if (!updated) throw notFound(`No agent ${agentId}`);
     return updated;
   }

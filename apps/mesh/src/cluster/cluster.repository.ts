@@ -23,7 +23,11 @@ export class ClusterRepository {
 
   async upsertNode(node: { id: string; host: string; httpPort: number; grpcPort: number }): Promise<void> {
     const now = new Date();
-    await this.db.clusterNode.upsert({ where: { id: node.id }, create: { ...node, cluster: this.cluster, startedAt: now, lastSeenAt: now }, update: { ...node, cluster: this.cluster, lastSeenAt: now } });
+    await this.db.clusterNode.upsert({
+      where: { id: node.id },
+      create: { ...node, cluster: this.cluster, startedAt: now, lastSeenAt: now },
+      update: { ...node, cluster: this.cluster, lastSeenAt: now },
+    });
   }
 
   async touch(id: string): Promise<void> {
@@ -78,10 +82,16 @@ export class FencedWrites {
     const stale = await this.tx.clusterNode.findMany({ where: { cluster: this.cluster, lastSeenAt: { lt: before } }, select: { id: true } });
     const removed = stale.map((node) => node.id);
     if (removed.length > 0) await this.tx.clusterNode.deleteMany({ where: { id: { in: removed } } });
-    const live = (await this.tx.clusterNode.findMany({ where: { cluster: this.cluster }, select: { id: true }, orderBy: { id: 'asc' } })).map((node) => node.id);
+    const live = (await this.tx.clusterNode.findMany({ where: { cluster: this.cluster }, select: { id: true }, orderBy: { id: 'asc' } })).map(
+      (node) => node.id,
+    );
     if (live.length === 0) return { removed, reassigned: 0 };
     const known = (await this.tx.clusterNode.findMany({ select: { id: true } })).map((node) => node.id);
-    const orphans = await this.tx.agent.findMany({ where: { OR: [{ nodeId: { in: removed } }, { nodeId: { notIn: known } }, { nodeId: null }] }, select: { id: true }, orderBy: { id: 'asc' } });
+    const orphans = await this.tx.agent.findMany({
+      where: { OR: [{ nodeId: { in: removed } }, { nodeId: { notIn: known } }, { nodeId: null }] },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+    });
     const byNode = new Map<string, string[]>();
     orphans.forEach((agent, index) => {
       const node = live[index % live.length];

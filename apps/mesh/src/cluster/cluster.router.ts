@@ -22,7 +22,8 @@ async function leaderOnly<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (error) {
     if (error instanceof NotLeaderError) throw conflict(error.message, { reason: 'not_leader', leader: error.leader });
-    if (error instanceof FencingError) throw new ApiError(409, 'conflict_error', 'stale_fencing_token', error.message, { token: error.token, current: error.current });
+    if (error instanceof FencingError)
+      throw new ApiError(409, 'conflict_error', 'stale_fencing_token', error.message, { token: error.token, current: error.current });
     throw error;
   }
 }
@@ -53,7 +54,10 @@ export function clusterRoutes(api: ApiRouter, deps: ClusterRouteDeps): void {
       summary: 'Leader only: remove stale nodes and give their agents (and their queues) to live ones',
       tags,
       access: admin,
-      responses: { 200: { description: 'Reconciled', schema: mesh.ReconcileResult }, 409: { description: 'This node is not the leader, or its token is stale' } },
+      responses: {
+        200: { description: 'Reconciled', schema: mesh.ReconcileResult },
+        409: { description: 'This node is not the leader, or its token is stale' },
+      },
       handler: () => leaderOnly(deps.reconcile),
     })
     .route({

@@ -2,7 +2,6 @@ import type { Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 import type { ClusterRepository, FencedWrites } from './cluster.repository';
 
-
 // Takes the lease if nobody holds it, with a new fencing token from a counter that only grows.
 const ACQUIRE = `
 if redis.call('exists', KEYS[1]) == 1 then return 0 end
@@ -41,6 +40,7 @@ export class ClusterService {
   private token: number | null = null;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private ticking?: Promise<void>;
   private readonly leadershipListeners: Array<(leader: boolean) => void> = [];
   private readonly leaseKey: string;
   private readonly tokenKey: string;
@@ -79,7 +79,12 @@ export class ClusterService {
 
   private loop(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick().finally(() => this.loop()), Math.max(50, Math.min(this.options.heartbeatMs, this.options.leaseMs / 3)));
+    this.timer = setTimeout(
+      () => {
+        this.ticking = this.tick().finally(() => this.loop());
+      },
+      Math.max(50, Math.min(this.options.heartbeatMs, this.options.leaseMs / 3)),
+    );
     this.timer.unref();
   }
 
@@ -100,6 +105,7 @@ export class ClusterService {
   }
 
   private async tryAcquire(): Promise<void> {
+    if (this.stopped) return;
     const token = Number(await this.redis.eval(ACQUIRE, 2, this.leaseKey, this.tokenKey, this.nodeId, String(this.options.leaseMs)));
     if (token > 0) this.setToken(token);
   }
@@ -148,6 +154,8 @@ export class ClusterService {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // A tick under way could take the lease again after this node let it go.
+    await this.ticking?.catch(() => undefined);
     if (this.token !== null) await this.redis.eval(RELEASE, 1, this.leaseKey, this.leaseValue(this.token)).catch(() => undefined);
     this.setToken(null);
     await this.repository.removeNode(this.nodeId).catch(() => undefined);

@@ -24,6 +24,9 @@ export interface GrpcDeps {
 type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
 
 const PERMISSION = 'mesh:write';
+/** A verified token is trusted this long (never past its `exp`): agents call Ack per message. */
+const TOKEN_CACHE_MS = 10_000;
+const TOKEN_CACHE_SIZE = 10_000;
 const MAX_ID = 128;
 
 function status(code: grpc.status, details: string): Partial<grpc.ServiceError> {
@@ -34,13 +37,19 @@ function status(code: grpc.status, details: string): Partial<grpc.ServiceError> 
 function toGrpcError(error: unknown): Partial<grpc.ServiceError> {
   if (error instanceof ApiError) {
     const code =
-      error.status === 400 ? grpc.status.INVALID_ARGUMENT
-      : error.status === 401 ? grpc.status.UNAUTHENTICATED
-      : error.status === 403 ? grpc.status.PERMISSION_DENIED
-      : error.status === 404 ? grpc.status.NOT_FOUND
-      : error.status === 409 ? grpc.status.ALREADY_EXISTS
-      : error.status === 503 ? grpc.status.UNAVAILABLE
-      : grpc.status.INTERNAL;
+      error.status === 400
+        ? grpc.status.INVALID_ARGUMENT
+        : error.status === 401
+          ? grpc.status.UNAUTHENTICATED
+          : error.status === 403
+            ? grpc.status.PERMISSION_DENIED
+            : error.status === 404
+              ? grpc.status.NOT_FOUND
+              : error.status === 409
+                ? grpc.status.ALREADY_EXISTS
+                : error.status === 503
+                  ? grpc.status.UNAVAILABLE
+                  : grpc.status.INTERNAL;
     return status(code, error.message);
   }
   const dependency = unavailableDependency(error);
@@ -60,6 +69,7 @@ export class MeshGrpcServer {
   readonly server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.max_receive_message_length': 1024 * 1024 });
   readonly health = new HealthImplementation({ '': 'SERVING', [MESH_SERVICE]: 'SERVING', [HEALTH_SERVICE]: 'SERVING' });
   private boundPort = 0;
+  private readonly verified = new Map<string, { permissions: string[]; until: number }>();
   private servingStatus: ServingStatus = 'SERVING';
 
   constructor(private readonly deps: GrpcDeps) {
@@ -83,7 +93,9 @@ export class MeshGrpcServer {
 
   async listen(host: string, port: number): Promise<number> {
     this.boundPort = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`${host === '0.0.0.0' ? '0.0.0.0' : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      this.server.bindAsync(`${host === '0.0.0.0' ? '0.0.0.0' : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
     );
     return this.boundPort;
   }
@@ -100,13 +112,27 @@ export class MeshGrpcServer {
     const header = metadata.get('authorization')[0];
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) throw status(grpc.status.UNAUTHENTICATED, 'authorization metadata with a Bearer token is required');
-    let claims;
-    try {
-      claims = await (await this.deps.verifier()).verify(match[1]);
-    } catch (error) {
-      throw status(grpc.status.UNAUTHENTICATED, `invalid token: ${(error as { reason?: string }).reason ?? 'invalid_token'}`);
+    const token = match[1];
+    let permissions = this.cachedPermissions(token);
+    if (!permissions) {
+      try {
+        const claims = await (await this.deps.verifier()).verify(token);
+        permissions = claims.permissions;
+        if (this.verified.size >= TOKEN_CACHE_SIZE) this.verified.clear();
+        this.verified.set(token, { permissions, until: Math.min(Date.now() + TOKEN_CACHE_MS, (claims.exp ?? 0) * 1000) });
+      } catch (error) {
+        throw status(grpc.status.UNAUTHENTICATED, `invalid token: ${(error as { reason?: string }).reason ?? 'invalid_token'}`);
+      }
     }
-    if (!hasPermission(claims.permissions, PERMISSION)) throw status(grpc.status.PERMISSION_DENIED, `${PERMISSION} is required`);
+    if (!hasPermission(permissions, PERMISSION)) throw status(grpc.status.PERMISSION_DENIED, `${PERMISSION} is required`);
+  }
+
+  private cachedPermissions(token: string): string[] | undefined {
+    const entry = this.verified.get(token);
+    if (!entry) return undefined;
+    if (entry.until > Date.now()) return entry.permissions;
+    this.verified.delete(token);
+    return undefined;
   }
 
   private unary<Req, Res>(handler: (request: Req) => Promise<Res>): Unary<Req, Res> {
@@ -115,10 +141,17 @@ export class MeshGrpcServer {
       (async () => {
         await this.authorize(call.metadata);
         return handler.call(this, call.request);
-      })().then(
-        (response) => callback(null, response),
-        (error: unknown) => callback((error as { code?: number }).code !== undefined && !(error instanceof ApiError) ? (error as grpc.ServiceError) : (toGrpcError(error) as grpc.ServiceError)),
-      ).finally(() => (this.deps.state.grpcCalls -= 1));
+      })()
+        .then(
+          (response) => callback(null, response),
+          (error: unknown) =>
+            callback(
+              (error as { code?: number }).code !== undefined && !(error instanceof ApiError)
+                ? (error as grpc.ServiceError)
+                : (toGrpcError(error) as grpc.ServiceError),
+            ),
+        )
+        .finally(() => (this.deps.state.grpcCalls -= 1));
     };
   }
 
@@ -126,7 +159,17 @@ export class MeshGrpcServer {
     if (this.deps.state.draining) throw status(grpc.status.UNAVAILABLE, 'this mesh node is draining');
   }
 
-  private async register(request: { id: string; name: string; namespace: string; capabilities: string[]; endpoint: string; metadata_json: string; check_type: string; check_target: string; ttl_ms: number }) {
+  private async register(request: {
+    id: string;
+    name: string;
+    namespace: string;
+    capabilities: string[];
+    endpoint: string;
+    metadata_json: string;
+    check_type: string;
+    check_target: string;
+    ttl_ms: number;
+  }) {
     this.refuseWhileDraining();
     let metadata: unknown = {};
     try {
@@ -140,18 +183,31 @@ export class MeshGrpcServer {
       ...(request.namespace && { namespace: request.namespace }),
       capabilities: request.capabilities,
       ...(request.endpoint && { endpoint: request.endpoint }),
-      check: { type: request.check_type || 'ttl', ...(request.check_target && { target: request.check_target }), ...(request.ttl_ms && { ttl_ms: request.ttl_ms }) },
+      check: {
+        type: request.check_type || 'ttl',
+        ...(request.check_target && { target: request.check_target }),
+        ...(request.ttl_ms && { ttl_ms: request.ttl_ms }),
+      },
       metadata,
     });
     if (!parsed.success) throw status(grpc.status.INVALID_ARGUMENT, zodDetails(parsed.error));
     const agent = await this.deps.agents.register(parsed.data);
-    return { id: agent.id, name: agent.name, namespace: agent.namespace, capabilities: agent.capabilities, status: agent.status, ejected: agent.ejected, node_id: agent.node_id ?? '' };
+    return {
+      id: agent.id,
+      name: agent.name,
+      namespace: agent.namespace,
+      capabilities: agent.capabilities,
+      status: agent.status,
+      ejected: agent.ejected,
+      node_id: agent.node_id ?? '',
+    };
   }
 
   private async heartbeat(request: { agent_id: string; status: string }) {
     const agentId = mesh.MeshAgentId.safeParse(request.agent_id);
     const reported = (request.status || 'healthy') as 'healthy' | 'warning' | 'critical';
-    if (!agentId.success || !['healthy', 'warning', 'critical'].includes(reported)) throw status(grpc.status.INVALID_ARGUMENT, 'agent_id and status (healthy, warning, critical) are required');
+    if (!agentId.success || !['healthy', 'warning', 'critical'].includes(reported))
+      throw status(grpc.status.INVALID_ARGUMENT, 'agent_id and status (healthy, warning, critical) are required');
     const row = await this.deps.agents.report(agentId.data, reported, 'ttl');
     return { status: row.status, ejected: row.ejected };
   }
@@ -177,7 +233,8 @@ export class MeshGrpcServer {
   }
 
   private async ack(request: { agent_id: string; id: string; ok: boolean; error: string }) {
-    if (!request.agent_id || !request.id || request.agent_id.length > MAX_ID || request.id.length > MAX_ID) throw status(grpc.status.INVALID_ARGUMENT, 'agent_id and id are required');
+    if (!request.agent_id || !request.id || request.agent_id.length > MAX_ID || request.id.length > MAX_ID)
+      throw status(grpc.status.INVALID_ARGUMENT, 'agent_id and id are required');
     return { acknowledged: this.deps.hub.ack(request.agent_id, request.id, request.ok, request.error) };
   }
 

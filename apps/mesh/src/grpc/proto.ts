@@ -1,10 +1,27 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-/** The mesh's own .proto, next to the app (apps/mesh/proto). */
-export const MESH_PROTO = path.join(__dirname, '../../proto/platform/mesh/v1/mesh.proto');
+const RELATIVE = 'platform/mesh/v1/mesh.proto';
+
+/**
+ * The mesh's own .proto (apps/mesh/proto): next to the sources, next to a bundle (dist/apps/mesh/proto),
+ * or under the working directory of a workspace checkout; MESH_PROTO_DIR names another folder.
+ */
+export function meshProtoPath(): string {
+  const candidates = [
+    ...(process.env.MESH_PROTO_DIR ? [path.join(process.env.MESH_PROTO_DIR, RELATIVE)] : []),
+    path.join(__dirname, '../../proto', RELATIVE),
+    path.join(__dirname, 'proto', RELATIVE),
+    path.join(process.cwd(), 'apps/mesh/proto', RELATIVE),
+  ];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`mesh.proto not found (looked in ${candidates.join(', ')}); set MESH_PROTO_DIR`);
+  return found;
+}
+
 export const MESH_SERVICE = 'platform.mesh.v1.Mesh';
 export const HEALTH_SERVICE = 'grpc.health.v1.Health';
 
@@ -20,8 +37,12 @@ let loaded: Loaded | undefined;
 /** The Mesh and Health service definitions (and client constructors), loaded once. */
 export function protos(): Loaded {
   if (loaded) return loaded;
-  const meshDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(MESH_PROTO, options)) as unknown as { platform: { mesh: { v1: { Mesh: grpc.ServiceClientConstructor } } } };
-  const healthDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, options)) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+  const meshDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(meshProtoPath(), options)) as unknown as {
+    platform: { mesh: { v1: { Mesh: grpc.ServiceClientConstructor } } };
+  };
+  const healthDefinition = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, options)) as unknown as {
+    grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+  };
   loaded = { Mesh: meshDefinition.platform.mesh.v1.Mesh, Health: healthDefinition.grpc.health.v1.Health };
   return loaded;
 }

@@ -10,7 +10,13 @@ const tags = ['health'];
 
 export function healthRoutes(
   api: ApiRouter,
-  deps: { agents: AgentsService; agentRows: AgentsRepository; history: HealthRepository; serviceHealth: () => Promise<{ status: number; body: Record<string, unknown> }>; reset: () => Promise<number> },
+  deps: {
+    agents: AgentsService;
+    agentRows: AgentsRepository;
+    history: HealthRepository;
+    serviceHealth: () => Promise<{ status: number; body: Record<string, unknown> }>;
+    reset: () => Promise<number>;
+  },
 ): void {
   api
     .route({
@@ -37,7 +43,13 @@ export function healthRoutes(
         const { limit, offset } = req.valid.query;
         const [rows, total] = await Promise.all([deps.agentRows.list({}, limit, offset), deps.agentRows.count()]);
         return {
-          agents: rows.map((row) => ({ agent_id: row.id, status: row.status as 'passing', ejected: row.ejected, last_check_at: row.lastCheckAt?.toISOString() ?? null, latency_ms: row.latencyMs })),
+          agents: rows.map((row) => ({
+            agent_id: row.id,
+            status: row.status as 'passing',
+            ejected: row.ejected,
+            last_check_at: row.lastCheckAt?.toISOString() ?? null,
+            latency_ms: row.latencyMs,
+          })),
           total,
           limit,
           offset,
@@ -69,7 +81,13 @@ export function healthRoutes(
         const [rows, total] = await Promise.all([deps.history.history(agentId, limit, offset), deps.history.count(agentId)]);
         return {
           agent_id: agentId,
-          checks: rows.map((row) => ({ kind: row.kind, status: row.status, latency_ms: row.latencyMs, output: row.output, checked_at: row.checkedAt.toISOString() })),
+          checks: rows.map((row) => ({
+            kind: row.kind,
+            status: row.status,
+            latency_ms: row.latencyMs,
+            output: row.output,
+            checked_at: row.checkedAt.toISOString(),
+          })),
           total,
           limit,
           offset,

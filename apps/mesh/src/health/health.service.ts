@@ -77,7 +77,15 @@ export class HealthService {
     const { health_check_timeout_ms: timeoutMs } = this.deps.settings.value;
     const now = Date.now();
     for (let i = 0; i < agents.length && !this.stopped; i += 32) {
-      await Promise.all(agents.slice(i, i + 32).map(async (agent) => this.apply(agent, await this.deps.probes.run(agent, timeoutMs, now)).catch((error) => this.deps.logger.warn({ err: error, agentId: agent.id }, 'health check not recorded'))));
+      await Promise.all(
+        agents
+          .slice(i, i + 32)
+          .map(async (agent) =>
+            this.apply(agent, await this.deps.probes.run(agent, timeoutMs, now)).catch((error) =>
+              this.deps.logger.warn({ err: error, agentId: agent.id }, 'health check not recorded'),
+            ),
+          ),
+      );
     }
     if (now - this.lastPrune > 60_000) {
       this.lastPrune = now;

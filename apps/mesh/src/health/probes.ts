@@ -34,7 +34,12 @@ export class Probes {
       }
       const last = agent.lastHeartbeatAt?.getTime() ?? agent.registeredAt.getTime();
       const age = now - last;
-      return { kind: 'ttl', status: age <= agent.ttlMs ? 'passing' : 'critical', latencyMs: null, output: `last heartbeat ${age} ms ago (ttl ${agent.ttlMs} ms)` };
+      return {
+        kind: 'ttl',
+        status: age <= agent.ttlMs ? 'passing' : 'critical',
+        latencyMs: null,
+        output: `last heartbeat ${age} ms ago (ttl ${agent.ttlMs} ms)`,
+      };
     } catch (error) {
       return { kind: agent.checkType, status: 'critical', latencyMs: elapsed(), output: ((error as Error).message || 'check failed').slice(0, 500) };
     }
@@ -47,10 +52,10 @@ export class Probes {
       this.grpcClients.set(target, client!);
     }
     return new Promise((resolve, reject) => {
-      (client as unknown as { Check: (req: unknown, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void) => void }).Check(
-        { service: '' },
-        { deadline: Date.now() + timeoutMs },
-        (error, response) => (error ? reject(new Error(`gRPC health: ${error.details || error.message}`)) : resolve(response?.status ?? 'UNKNOWN')),
+      (
+        client as unknown as { Check: (req: unknown, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void) => void }
+      ).Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (error, response) =>
+        error ? reject(new Error(`gRPC health: ${error.details || error.message}`)) : resolve(response?.status ?? 'UNKNOWN'),
       );
     });
   }

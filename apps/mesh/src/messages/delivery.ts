@@ -90,7 +90,12 @@ export class DeliveryService {
   /** One job per message on each agent's queue, added in bulk (one Redis round trip per agent). */
   async enqueueMany(rows: readonly NewMessage[]): Promise<void> {
     const settings = this.deps.settings.value;
-    const opts = { attempts: settings.max_delivery_attempts, backoff: { type: 'exponential' as const, delay: settings.retry_backoff_ms }, removeOnComplete: true, removeOnFail: false };
+    const opts = {
+      attempts: settings.max_delivery_attempts,
+      backoff: { type: 'exponential' as const, delay: settings.retry_backoff_ms },
+      removeOnComplete: true,
+      removeOnFail: false,
+    };
     const byAgent = new Map<string, NewMessage[]>();
     for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);
     await Promise.all(
@@ -98,7 +103,14 @@ export class DeliveryService {
         await this.queue(agentId).addBulk(
           messages.map((row) => ({
             name: 'deliver',
-            data: { id: row.id, message_id: row.messageId, from: row.sender, capability: row.capability, payload: row.payload, expires_at: row.expiresAt?.getTime() ?? null } satisfies DeliveryJob,
+            data: {
+              id: row.id,
+              message_id: row.messageId,
+              from: row.sender,
+              capability: row.capability,
+              payload: row.payload,
+              expires_at: row.expiresAt?.getTime() ?? null,
+            } satisfies DeliveryJob,
             opts: { ...opts, jobId: row.id },
           })),
         );
@@ -158,7 +170,9 @@ export class DeliveryService {
   async removeAgent(agentId: string): Promise<void> {
     this.owned.delete(agentId);
     await this.stopWorker(agentId);
-    await this.queue(agentId).obliterate({ force: true }).catch(() => undefined);
+    await this.queue(agentId)
+      .obliterate({ force: true })
+      .catch(() => undefined);
     await this.queues.get(agentId)?.close();
     this.queues.delete(agentId);
   }
@@ -176,7 +190,15 @@ export class DeliveryService {
     const subscriber = this.deps.hub.pick(agentId);
     if (subscriber) {
       await subscriber.deliver(
-        { id: message.id, message_id: message.message_id, from: message.from ?? '', capability: message.capability ?? '', payload_json: JSON.stringify(message.payload ?? null), attempt, control: '' },
+        {
+          id: message.id,
+          message_id: message.message_id,
+          from: message.from ?? '',
+          capability: message.capability ?? '',
+          payload_json: JSON.stringify(message.payload ?? null),
+          attempt,
+          control: '',
+        },
         timeoutMs,
       );
     } else {
@@ -194,7 +216,11 @@ export class DeliveryService {
         await job.moveToDelayed(Date.now() + WAIT_FOR_SUBSCRIBER_MS, token);
         throw new DelayedError();
       }
-      await this.deps.post(endpoint, { id: message.id, message_id: message.message_id, from: message.from, capability: message.capability, payload: message.payload, attempt }, timeoutMs);
+      await this.deps.post(
+        endpoint,
+        { id: message.id, message_id: message.message_id, from: message.from, capability: message.capability, payload: message.payload, attempt },
+        timeoutMs,
+      );
     }
     this.deps.tracker.finished(agentId, performance.now() - started);
     this.acked(message.id);
@@ -238,9 +264,13 @@ export class DeliveryService {
       await this.deps.redis.set(presenceKey(agentId), this.deps.nodeId, 'PX', PRESENCE_MS).catch(() => undefined);
       this.ensureWorker(agentId);
       // Messages waiting for a subscriber (or backing off after a dropped one) go out now.
-      await this.queue(agentId).promoteJobs().catch(() => undefined);
+      await this.queue(agentId)
+        .promoteJobs()
+        .catch(() => undefined);
     } else {
-      await this.deps.redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, presenceKey(agentId), this.deps.nodeId).catch(() => undefined);
+      await this.deps.redis
+        .eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, presenceKey(agentId), this.deps.nodeId)
+        .catch(() => undefined);
       if (!this.owned.has(agentId)) await this.stopWorker(agentId);
     }
   }
@@ -263,6 +293,13 @@ export class DeliveryService {
       for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += counts[key] ?? 0;
     }
     return totals;
+  }
+
+  /** Drops dead-letter jobs older than `graceMs` from the agents' queues this node knows. */
+  async cleanFailed(graceMs: number): Promise<number> {
+    let removed = 0;
+    for (const queue of this.queues.values()) removed += (await queue.clean(graceMs, 10_000, 'failed').catch(() => [])).length;
+    return removed;
   }
 
   /** Removes a finished job of a dead letter so it can be added again under the same id. */

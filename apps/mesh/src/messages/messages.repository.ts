@@ -40,7 +40,15 @@ export class MessagesRepository {
 
   /** Many messages in one statement (sends arriving together are committed together). */
   async insertMany(messages: readonly NewMessage[]): Promise<void> {
-    await this.db.message.createMany({ data: messages.map((message) => ({ ...message, payload: message.payload as Prisma.InputJsonValue })) });
+    // One statement over arrays (unnest): no per-batch-size query plan to build on the hot path.
+    await this.db.$executeRaw`
+      INSERT INTO mesh.messages (id, "messageId", sender, "agentId", capability, payload, "expiresAt", "createdAt", "updatedAt")
+      SELECT id, message_id, sender, agent_id, capability, payload, expires_at AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+      FROM unnest(
+        ${messages.map((m) => m.id)}::uuid[], ${messages.map((m) => m.messageId)}::text[], ${messages.map((m) => m.sender)}::text[],
+        ${messages.map((m) => m.agentId)}::text[], ${messages.map((m) => m.capability)}::text[],
+        ${messages.map((m) => JSON.stringify(m.payload ?? null))}::jsonb[], ${messages.map((m) => m.expiresAt?.toISOString() ?? null)}::timestamptz[]
+      ) AS t(id, message_id, sender, agent_id, capability, payload, expires_at)`;
   }
 
   find(id: string): Promise<MessageRow | null> {
@@ -75,15 +83,24 @@ export class MessagesRepository {
 
   async markAcked(ids: string[], at: Date): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.message.updateMany({ where: { id: { in: ids }, state: { in: PENDING } }, data: { state: 'acked', ackedAt: at, deliveredAt: at, updatedAt: at } });
+    await this.db.$executeRaw`
+      UPDATE mesh.messages SET state = 'acked', "ackedAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC',
+        "deliveredAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC', "updatedAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC'
+      WHERE id = ANY(${ids}::uuid[]) AND state IN ('queued', 'delivering')`;
   }
 
   async markAttempt(id: string, attempts: number, error: string): Promise<void> {
-    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'queued', attempts, lastError: error.slice(0, 1000), updatedAt: new Date() } });
+    await this.db.message.updateMany({
+      where: { id, state: { in: PENDING } },
+      data: { state: 'queued', attempts, lastError: error.slice(0, 1000), updatedAt: new Date() },
+    });
   }
 
   async markDead(id: string, attempts: number, reason: string): Promise<void> {
-    await this.db.message.updateMany({ where: { id, state: { in: PENDING } }, data: { state: 'dead', attempts, lastError: reason.slice(0, 1000), deadReason: reason.slice(0, 1000), updatedAt: new Date() } });
+    await this.db.message.updateMany({
+      where: { id, state: { in: PENDING } },
+      data: { state: 'dead', attempts, lastError: reason.slice(0, 1000), deadReason: reason.slice(0, 1000), updatedAt: new Date() },
+    });
   }
 
   async markExpired(id: string): Promise<void> {
@@ -105,7 +122,10 @@ export class MessagesRepository {
 
   /** An agent that left: what was waiting for it dies with a reason. */
   async killPending(agentId: string, reason: string): Promise<number> {
-    const { count } = await this.db.message.updateMany({ where: { agentId, state: { in: PENDING } }, data: { state: 'dead', deadReason: reason, lastError: reason, updatedAt: new Date() } });
+    const { count } = await this.db.message.updateMany({
+      where: { agentId, state: { in: PENDING } },
+      data: { state: 'dead', deadReason: reason, lastError: reason, updatedAt: new Date() },
+    });
     return count;
   }
 
@@ -115,7 +135,13 @@ export class MessagesRepository {
   }
 
   async depth(limit: number): Promise<Array<{ agentId: string; depth: number }>> {
-    const rows = await this.db.message.groupBy({ by: ['agentId'], where: { state: { in: PENDING } }, _count: { _all: true }, orderBy: { _count: { agentId: 'desc' } }, take: limit });
+    const rows = await this.db.message.groupBy({
+      by: ['agentId'],
+      where: { state: { in: PENDING } },
+      _count: { _all: true },
+      orderBy: { _count: { agentId: 'desc' } },
+      take: limit,
+    });
     return rows.map((row) => ({ agentId: row.agentId, depth: row._count._all }));
   }
 

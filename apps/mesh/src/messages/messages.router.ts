@@ -9,7 +9,13 @@ const admin = { permission: 'mesh:admin' };
 const tags = ['messages'];
 
 function filterOf(query: { state?: string; agent_id?: string; capability?: string; message_id?: string; since?: string }): MessageFilter {
-  return { state: query.state, agentId: query.agent_id, capability: query.capability, messageId: query.message_id, since: query.since ? new Date(query.since) : undefined };
+  return {
+    state: query.state,
+    agentId: query.agent_id,
+    capability: query.capability,
+    messageId: query.message_id,
+    since: query.since ? new Date(query.since) : undefined,
+  };
 }
 
 export function messageRoutes(api: ApiRouter, messages: MessagesService): void {

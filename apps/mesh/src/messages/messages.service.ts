@@ -41,7 +41,8 @@ export class MessagesService {
     if (claimed === null) {
       const firstId = await this.deps.redis.get(dedupeKey(messageId));
       const first = firstId ? await this.deps.messages.find(firstId) : null;
-      if (first) return { id: first.id, message_id: first.messageId, agent_id: first.agentId, state: first.state as mesh.MeshMessage['state'], duplicate: true };
+      if (first)
+        return { id: first.id, message_id: first.messageId, agent_id: first.agentId, state: first.state as mesh.MeshMessage['state'], duplicate: true };
     }
     try {
       const agentId = body.to ?? (await this.route(body.capability!));
@@ -63,7 +64,9 @@ export class MessagesService {
       }
       return { id, message_id: messageId, agent_id: agentId, state: 'queued', duplicate: false };
     } catch (error) {
-      await this.deps.redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, dedupeKey(messageId), id).catch(() => undefined);
+      await this.deps.redis
+        .eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, dedupeKey(messageId), id)
+        .catch(() => undefined);
       throw error;
     }
   }
@@ -99,7 +102,10 @@ export class MessagesService {
 
   async dedupe() {
     const groups = await this.deps.messages.dedupe();
-    return { removed: groups.reduce((sum, group) => sum + group.removed.length, 0), duplicates: groups.map((group) => ({ message_id: group.messageId, kept: group.kept, removed: group.removed })) };
+    return {
+      removed: groups.reduce((sum, group) => sum + group.removed.length, 0),
+      duplicates: groups.map((group) => ({ message_id: group.messageId, kept: group.kept, removed: group.removed })),
+    };
   }
 
   /** Dead letters go back on their agents' queues (all, or the ids given). */
@@ -113,8 +119,11 @@ export class MessagesService {
   }
 
   async purge(olderThan: string): Promise<{ purged: number; older_than: string; before: string }> {
-    const before = new Date(Date.now() - durationMs(olderThan));
+    const age = durationMs(olderThan);
+    const before = new Date(Date.now() - age);
     const purged = await this.deps.messages.purge(before);
+    // Their dead-letter jobs in BullMQ go too (Postgres stays the record of what was purged).
+    await this.deps.delivery.cleanFailed(age);
     return { purged, older_than: olderThan, before: before.toISOString() };
   }
 
@@ -181,7 +190,9 @@ class GroupCommit {
       // Stored but not queued: POST /cluster/resync queues it again from Postgres.
       const failure =
         error instanceof QueueingError
-          ? serviceUnavailable('The message was stored but could not be queued (Redis); it is delivered after POST /cluster/resync', { reason: 'queue_unavailable' })
+          ? serviceUnavailable('The message was stored but could not be queued (Redis); it is delivered after POST /cluster/resync', {
+              reason: 'queue_unavailable',
+            })
           : error;
       for (const entry of batch) entry.reject(failure);
     }

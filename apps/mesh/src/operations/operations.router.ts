@@ -46,7 +46,14 @@ export function operationsRoutes(api: ApiRouter, deps: { state: NodeState; hub: 
       responses: { 200: { description: 'Connection counts', schema: mesh.ConnectionsActive } },
       handler: () => {
         const streams = hub.all().length;
-        return { http: state.httpConnections, websocket: 0, grpc_streams: streams, grpc_calls: state.grpcCalls, total: state.httpConnections + state.grpcCalls, draining: state.draining };
+        return {
+          http: state.httpConnections,
+          websocket: 0,
+          grpc_streams: streams,
+          grpc_calls: state.grpcCalls,
+          total: state.httpConnections + state.grpcCalls,
+          draining: state.draining,
+        };
       },
     })
     .route({
@@ -57,7 +64,9 @@ export function operationsRoutes(api: ApiRouter, deps: { state: NodeState; hub: 
       access: read,
       responses: { 200: { description: 'Streams', schema: mesh.GrpcConnections } },
       handler: () => {
-        const streams = hub.all().map((s) => ({ id: s.id, agent_id: s.agentId, peer: s.peer, since: s.since.toISOString(), in_flight: s.inFlight, delivered: s.delivered }));
+        const streams = hub
+          .all()
+          .map((s) => ({ id: s.id, agent_id: s.agentId, peer: s.peer, since: s.since.toISOString(), in_flight: s.inFlight, delivered: s.delivered }));
         return { streams, total: streams.length };
       },
     })

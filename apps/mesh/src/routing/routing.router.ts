@@ -7,7 +7,10 @@ const read = { permission: 'mesh:read' };
 const admin = { permission: 'mesh:admin' };
 const tags = ['routing'];
 
-export function routingRoutes(api: ApiRouter, deps: { table: RoutingTable; invalidateEverywhere: () => Promise<void>; discovery: () => Promise<z.infer<typeof mesh.DiscoveryStatus>> }): void {
+export function routingRoutes(
+  api: ApiRouter,
+  deps: { table: RoutingTable; invalidateEverywhere: () => Promise<void>; discovery: () => Promise<z.infer<typeof mesh.DiscoveryStatus>> },
+): void {
   const { table } = deps;
   api
     .route({

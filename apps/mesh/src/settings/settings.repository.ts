@@ -14,6 +14,10 @@ export class SettingsRepository {
   }
 
   async save(value: Record<string, unknown>): Promise<void> {
-    await this.db.setting.upsert({ where: { key: this.key }, create: { key: this.key, value: value as object }, update: { value: value as object, updatedAt: new Date() } });
+    await this.db.setting.upsert({
+      where: { key: this.key },
+      create: { key: this.key, value: value as object },
+      update: { value: value as object, updatedAt: new Date() },
+    });
   }
 }

@@ -7,7 +7,10 @@ const admin = { permission: 'mesh:admin' };
 const tags = ['config'];
 
 export function settingsRoutes(api: ApiRouter, settings: SettingsService): void {
-  const healthChecks = () => ({ health_check_interval_ms: settings.value.health_check_interval_ms, health_check_timeout_ms: settings.value.health_check_timeout_ms });
+  const healthChecks = () => ({
+    health_check_interval_ms: settings.value.health_check_interval_ms,
+    health_check_timeout_ms: settings.value.health_check_timeout_ms,
+  });
   api
     .route({
       method: 'get',

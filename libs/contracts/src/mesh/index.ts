@@ -9,14 +9,26 @@ import { PageQuery } from '../paging';
 const PLAIN_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const plain = (max: number) => z.string().min(1).max(max).regex(PLAIN_TEXT, 'no control characters');
 
-export const MeshAgentId = z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, dot, colon, underscore and hyphen');
-export const MeshCapability = z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / -');
+export const MeshAgentId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, dot, colon, underscore and hyphen');
+export const MeshCapability = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / -');
 export const MeshUrl = z
   .string()
   .max(2048)
   .url()
   .refine((value) => /^https?:\/\//i.test(value), 'an http(s) URL');
-export const MeshGrpcTarget = z.string().min(3).max(512).regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'host:port');
+export const MeshGrpcTarget = z
+  .string()
+  .min(3)
+  .max(512)
+  .regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'host:port');
 
 export const AgentParams = z.object({ agent_id: MeshAgentId });
 
@@ -30,8 +42,10 @@ export const HealthCheckSpec = z
   })
   .strict()
   .superRefine((check, ctx) => {
-    if (check.type === 'http' && !MeshUrl.safeParse(check.target).success) ctx.addIssue({ code: 'custom', path: ['target'], message: 'an http(s) URL is required for an http check' });
-    if (check.type === 'grpc' && !MeshGrpcTarget.safeParse(check.target).success) ctx.addIssue({ code: 'custom', path: ['target'], message: 'host:port is required for a grpc check' });
+    if (check.type === 'http' && !MeshUrl.safeParse(check.target).success)
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'an http(s) URL is required for an http check' });
+    if (check.type === 'grpc' && !MeshGrpcTarget.safeParse(check.target).success)
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'host:port is required for a grpc check' });
   });
 
 export const RegisterAgentBody = z
@@ -76,24 +90,48 @@ export const AgentListQuery = PageQuery.extend({
   capability: MeshCapability.optional(),
   namespace: plain(63).optional(),
   status: AgentStatus.optional(),
-  ejected: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  ejected: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
 }).strict();
 export const AgentList = z.object({ agents: z.array(MeshAgent), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
-export const AgentCount = z.object({ total: z.number().int(), passing: z.number().int(), warning: z.number().int(), critical: z.number().int(), ejected: z.number().int(), routable: z.number().int() });
+export const AgentCount = z.object({
+  total: z.number().int(),
+  passing: z.number().int(),
+  warning: z.number().int(),
+  critical: z.number().int(),
+  ejected: z.number().int(),
+  routable: z.number().int(),
+});
 
 export const ReregisterBody = z.object({ agent_ids: z.array(MeshAgentId).max(1000).optional() }).strict();
 export const ReregisterResult = z.object({ reset: z.number().int(), notified: z.number().int() });
 
 /** `PUT /agents/{id}/health`: the agent reports itself. */
 export const SelfReportBody = z.object({ status: z.enum(['healthy', 'warning', 'unhealthy', 'critical']), output: z.string().max(1000).optional() }).strict();
-export const HealthCheckRecord = z.object({ kind: z.string(), status: z.string(), latency_ms: z.number().nullable(), output: z.string().nullable(), checked_at: z.string() });
-export const HealthHistory = z.object({ agent_id: z.string(), checks: z.array(HealthCheckRecord), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const HealthCheckRecord = z.object({
+  kind: z.string(),
+  status: z.string(),
+  latency_ms: z.number().nullable(),
+  output: z.string().nullable(),
+  checked_at: z.string(),
+});
+export const HealthHistory = z.object({
+  agent_id: z.string(),
+  checks: z.array(HealthCheckRecord),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
 
 export const HealthChecksConfig = z.object({
   health_check_interval_ms: z.number().int().min(100).max(3_600_000),
   health_check_timeout_ms: z.number().int().min(50).max(60_000),
 });
-export const HealthChecksConfigBody = HealthChecksConfig.partial().strict().refine((body) => Object.keys(body).length > 0, 'at least one key');
+export const HealthChecksConfigBody = HealthChecksConfig.partial()
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'at least one key');
 
 export const MeshSettings = HealthChecksConfig.extend({
   /** Failed checks in a row that eject an agent from routing. */
@@ -101,7 +139,11 @@ export const MeshSettings = HealthChecksConfig.extend({
   /** Passing checks in a row that readmit an ejected agent. */
   readmission_passes: z.number().int().min(1).max(100),
   /** How long an agent may stay critical before it is deregistered. */
-  deregister_critical_after_ms: z.number().int().min(1000).max(30 * 86_400_000),
+  deregister_critical_after_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(30 * 86_400_000),
   /** Delivery attempts before a message becomes a dead letter. */
   max_delivery_attempts: z.number().int().min(1).max(50),
   /** First retry delay; doubles each attempt. */
@@ -109,12 +151,22 @@ export const MeshSettings = HealthChecksConfig.extend({
   /** How long a subscriber has to acknowledge before the message is redelivered. */
   ack_timeout_ms: z.number().int().min(50).max(600_000),
   /** Window in which a repeated message id is accepted once. */
-  dedupe_window_ms: z.number().int().min(1000).max(7 * 86_400_000),
+  dedupe_window_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 86_400_000),
   /** Time to live of a message sent without `ttl_ms`. */
-  default_ttl_ms: z.number().int().min(1000).max(30 * 86_400_000),
+  default_ttl_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(30 * 86_400_000),
 });
 export type MeshSettings = z.infer<typeof MeshSettings>;
-export const MeshSettingsBody = MeshSettings.partial().strict().refine((body) => Object.keys(body).length > 0, 'at least one key');
+export const MeshSettingsBody = MeshSettings.partial()
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'at least one key');
 
 export const SendMessageBody = z
   .object({
@@ -123,7 +175,12 @@ export const SendMessageBody = z
     capability: MeshCapability.optional(),
     from: plain(200).optional(),
     payload: z.unknown(),
-    ttl_ms: z.number().int().min(1000).max(30 * 86_400_000).optional(),
+    ttl_ms: z
+      .number()
+      .int()
+      .min(1000)
+      .max(30 * 86_400_000)
+      .optional(),
   })
   .strict()
   .refine((body) => (body.to === undefined) !== (body.capability === undefined), { message: 'exactly one of `to` and `capability`', path: ['to'] })
@@ -158,10 +215,18 @@ export const MessageListQuery = PageQuery.extend({
   since: z.iso.datetime({ offset: true }).optional(),
 }).strict();
 export const MessageList = z.object({ messages: z.array(MeshMessage), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
-export const ExportQuery = MessageListQuery.omit({ limit: true, offset: true }).extend({ limit: z.coerce.number().int().min(1).max(1_000_000).default(100_000) }).strict();
-export const DedupeResult = z.object({ removed: z.number().int(), duplicates: z.array(z.object({ message_id: z.string(), kept: z.string(), removed: z.array(z.string()) })) });
+export const ExportQuery = MessageListQuery.omit({ limit: true, offset: true })
+  .extend({ limit: z.coerce.number().int().min(1).max(1_000_000).default(100_000) })
+  .strict();
+export const DedupeResult = z.object({
+  removed: z.number().int(),
+  duplicates: z.array(z.object({ message_id: z.string(), kept: z.string(), removed: z.array(z.string()) })),
+});
 
-export const DlqRetryBody = z.object({ ids: z.array(z.string().uuid()).min(1).max(1000).optional(), all: z.boolean().optional() }).strict().refine((body) => Boolean(body.ids) !== Boolean(body.all), 'either `ids` or `all: true`');
+export const DlqRetryBody = z
+  .object({ ids: z.array(z.string().uuid()).min(1).max(1000).optional(), all: z.boolean().optional() })
+  .strict()
+  .refine((body) => Boolean(body.ids) !== Boolean(body.all), 'either `ids` or `all: true`');
 export const DlqRetryResult = z.object({ retried: z.number().int(), ids: z.array(z.string()) });
 export const PurgeQuery = z.object({ older_than: z.string().regex(/^\d{1,6}(ms|s|m|h|d)$/, 'a duration such as 90s, 15m, 1h or 7d') }).strict();
 export const PurgeResult = z.object({ purged: z.number().int(), older_than: z.string(), before: z.string() });
@@ -186,18 +251,53 @@ export const ClusterStatus = z.object({
   lease_expires_in_ms: z.number().int().nullable(),
   nodes: z.number().int(),
 });
-export const ClusterNode = z.object({ id: z.string(), host: z.string(), http_port: z.number().int(), grpc_port: z.number().int(), started_at: z.string(), last_seen_at: z.string(), alive: z.boolean(), leader: z.boolean(), agents: z.number().int() });
+export const ClusterNode = z.object({
+  id: z.string(),
+  host: z.string(),
+  http_port: z.number().int(),
+  grpc_port: z.number().int(),
+  started_at: z.string(),
+  last_seen_at: z.string(),
+  alive: z.boolean(),
+  leader: z.boolean(),
+  agents: z.number().int(),
+});
 export const ClusterNodes = z.object({ nodes: z.array(ClusterNode) });
 export const ReconcileResult = z.object({ fencing_token: z.number().int(), removed_nodes: z.array(z.string()), reassigned_agents: z.number().int() });
 export const ResyncResult = z.object({ agents: z.number().int(), routing_version: z.number().int(), workers: z.number().int() });
 
 export const DrainResult = z.object({ draining: z.literal(true), in_flight: z.number().int(), grpc_streams: z.number().int() });
-export const ConnectionsActive = z.object({ http: z.number().int(), websocket: z.number().int(), grpc_streams: z.number().int(), grpc_calls: z.number().int(), total: z.number().int(), draining: z.boolean() });
-export const GrpcConnection = z.object({ id: z.string(), agent_id: z.string(), peer: z.string(), since: z.string(), in_flight: z.number().int(), delivered: z.number().int() });
+export const ConnectionsActive = z.object({
+  http: z.number().int(),
+  websocket: z.number().int(),
+  grpc_streams: z.number().int(),
+  grpc_calls: z.number().int(),
+  total: z.number().int(),
+  draining: z.boolean(),
+});
+export const GrpcConnection = z.object({
+  id: z.string(),
+  agent_id: z.string(),
+  peer: z.string(),
+  since: z.string(),
+  in_flight: z.number().int(),
+  delivered: z.number().int(),
+});
 export const GrpcConnections = z.object({ streams: z.array(GrpcConnection), total: z.number().int() });
 export const GrpcResetResult = z.object({ closed: z.number().int() });
-export const GcResult = z.object({ before: z.object({ heap_used: z.number(), heap_total: z.number(), rss: z.number() }), after: z.object({ heap_used: z.number(), heap_total: z.number(), rss: z.number() }), freed: z.number() });
-export const HealthAll = z.object({ agents: z.array(z.object({ agent_id: z.string(), status: AgentStatus, ejected: z.boolean(), last_check_at: z.string().nullable(), latency_ms: z.number().nullable() })), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const GcResult = z.object({
+  before: z.object({ heap_used: z.number(), heap_total: z.number(), rss: z.number() }),
+  after: z.object({ heap_used: z.number(), heap_total: z.number(), rss: z.number() }),
+  freed: z.number(),
+});
+export const HealthAll = z.object({
+  agents: z.array(
+    z.object({ agent_id: z.string(), status: AgentStatus, ejected: z.boolean(), last_check_at: z.string().nullable(), latency_ms: z.number().nullable() }),
+  ),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
 export const HealthReset = z.object({ reset: z.number().int() });
 export const DiscoveryStatus = z.object({
   node_id: z.string(),
