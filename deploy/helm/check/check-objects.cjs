@@ -34,14 +34,20 @@ const checkPod = (key, spec, isJob) => {
     if (!c.resources?.requests || !c.resources?.limits) bad(`${key}/${c.name}: resources`);
     if (c.securityContext?.allowPrivilegeEscalation !== false || !c.securityContext?.readOnlyRootFilesystem) bad(`${key}/${c.name}: securityContext`);
     if (!isJob && (!c.livenessProbe || !c.readinessProbe)) bad(`${key}/${c.name}: probes`);
-    if (!isJob && c.readinessProbe.httpGet.path !== '/health/ready') bad(`${key}: readiness path`);
-    if (!isJob && c.livenessProbe.httpGet.path !== '/health/live') bad(`${key}: liveness path`);
+    // Readiness is /health/ready over HTTP, or the gRPC health service on a declared container port.
+    if (!isJob && c.readinessProbe.httpGet && c.readinessProbe.httpGet.path !== '/health/ready') bad(`${key}: readiness path`);
+    if (!isJob && !c.readinessProbe.httpGet && !c.readinessProbe.grpc) bad(`${key}: readiness probe`);
+    if (!isJob && c.livenessProbe.httpGet?.path !== '/health/live') bad(`${key}: liveness path`);
     for (const e of c.envFrom ?? []) {
       if (e.configMapRef && !cms.has(e.configMapRef.name)) bad(`${key}: configMap ${e.configMapRef.name} missing`);
       if (e.secretRef && !secrets.has(e.secretRef.name) && !external.has(e.secretRef.name)) bad(`${key}: secret ${e.secretRef.name} missing`);
     }
     const ports = new Set((c.ports ?? []).map((p) => p.name));
-    for (const p of [c.livenessProbe, c.readinessProbe, c.startupProbe].filter(Boolean)) if (!ports.has(p.httpGet.port)) bad(`${key}: probe port ${p.httpGet.port}`);
+    const portNumbers = new Set((c.ports ?? []).map((p) => p.containerPort));
+    for (const p of [c.livenessProbe, c.readinessProbe, c.startupProbe].filter(Boolean)) {
+      if (p.httpGet && !ports.has(p.httpGet.port)) bad(`${key}: probe port ${p.httpGet.port}`);
+      if (p.grpc && !portNumbers.has(p.grpc.port)) bad(`${key}: gRPC probe port ${p.grpc.port} is not a container port`);
+    }
     for (const v of c.volumeMounts ?? []) if (!(spec.volumes ?? []).some((vol) => vol.name === v.name)) bad(`${key}: volume ${v.name}`);
   }
 };

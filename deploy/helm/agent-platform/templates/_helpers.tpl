@@ -97,9 +97,15 @@ app.kubernetes.io/component: {{ .component | default "api" }}
 {{- end -}}
 
 {{- define "platform.probe" -}}
+{{- if .grpc -}}
+grpc:
+  port: {{ .grpc.port }}
+  service: {{ .grpc.service | default "" | quote }}
+{{- else -}}
 httpGet:
   path: {{ .path }}
   port: http
+{{- end }}
 periodSeconds: {{ .periodSeconds }}
 timeoutSeconds: {{ .timeoutSeconds }}
 failureThreshold: {{ .failureThreshold }}
