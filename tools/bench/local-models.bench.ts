@@ -5,7 +5,8 @@
 // service, alternating, over keep-alive connections, so both see the same machine load. Reported:
 // the latency percentiles of both and the difference of each percentile (the service's overhead),
 // for a whole answer (`stream: false`) and for a streamed one (NDJSON, read to the end).
-// Run: npm run bench:local-models     (BENCH_ROUNDS, default 3000; BENCH_WARMUP, default 300)
+// Run: npm run bench:local-models     (BENCH_ROUNDS, default 3000; BENCH_WARMUP, default 300;
+//      BENCH_FLUSH_MS sets LOCAL_MODELS_USAGE_FLUSH_MS, e.g. 600000 to see the cost of usage writes)
 import { startService } from '@platform/service-kit';
 import { TestIssuer, testRedisUrl } from '@platform/testing';
 import http from 'node:http';
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
       LOCAL_MODELS_DIR: '/nonexistent/local-models-bench',
       LOCAL_MODELS_RATE_LIMIT: '100000000',
       LOCAL_MODELS_RATE_LIMIT_BURST: '100000000',
+      ...(process.env.BENCH_FLUSH_MS && { LOCAL_MODELS_USAGE_FLUSH_MS: process.env.BENCH_FLUSH_MS }),
     },
     verifier: issuer.verifier(),
   });
