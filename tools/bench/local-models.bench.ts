@@ -5,10 +5,12 @@
 // service, alternating, over keep-alive connections, so both see the same machine load. Reported:
 // the latency percentiles of both and the difference of each percentile (the service's overhead),
 // for a whole answer (`stream: false`) and for a streamed one (NDJSON, read to the end).
-// Run: npm run bench:local-models     (BENCH_ROUNDS, default 3000; BENCH_WARMUP, default 300)
+// Run: npm run bench:local-models     (BENCH_ROUNDS, default 3000; BENCH_WARMUP, default 300;
+//      BENCH_FLUSH_MS sets LOCAL_MODELS_USAGE_FLUSH_MS, e.g. 600000 to see the cost of usage writes)
 import { startService } from '@platform/service-kit';
 import { TestIssuer, testRedisUrl } from '@platform/testing';
 import http from 'node:http';
+import os from 'node:os';
 import { localModelsService } from '../../apps/local-models/src/service';
 import { startFakeOllama } from '../../apps/local-models/test/support/fake-ollama';
 import { fmt, percentile } from './lib/load';
@@ -67,6 +69,17 @@ async function measure(name: string, ollamaUrl: string, serviceUrl: string, bear
   return row;
 }
 
+/**
+ * CPU milliseconds this process spends per call (user + system), sending `count` calls in a row:
+ * unlike latency, CPU time is only counted while the process runs, so it holds on a busy machine.
+ */
+async function cpuPerCall(url: URL, payload: Buffer, headers: Record<string, string>, count: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) await timedPost(url, payload, headers);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / count;
+}
+
 async function main(): Promise<void> {
   const ollama = await startFakeOllama();
   const issuer = await new TestIssuer().start();
@@ -79,6 +92,7 @@ async function main(): Promise<void> {
       LOCAL_MODELS_DIR: '/nonexistent/local-models-bench',
       LOCAL_MODELS_RATE_LIMIT: '100000000',
       LOCAL_MODELS_RATE_LIMIT_BURST: '100000000',
+      ...(process.env.BENCH_FLUSH_MS && { LOCAL_MODELS_USAGE_FLUSH_MS: process.env.BENCH_FLUSH_MS }),
     },
     verifier: issuer.verifier(),
   });
@@ -110,6 +124,20 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\noverhead p95 (worst case): ${fmt(worst, 3)} ms — target < ${TARGET_P95_MS} ms: ${worst < TARGET_P95_MS ? 'met' : 'NOT met'}`);
+
+    // CPU per call: the same whole-answer request, straight to the fake Ollama, then through the service.
+    const payload = Buffer.from(JSON.stringify({ model: 'llama3.2', prompt: 'one two three four five', stream: false, options: { num_predict: 5 } }));
+    const direct = await cpuPerCall(new URL('/api/generate', ollama.url), payload, {}, ROUNDS);
+    const through = await cpuPerCall(new URL('/api/generate', service.url), payload, { authorization: bearer }, ROUNDS);
+    console.log(
+      `CPU per call (this process: client, fake Ollama and service): direct ${fmt(direct, 3)} ms, through the service ${fmt(through, 3)} ms, the service's own ${fmt(through - direct, 3)} ms`,
+    );
+    console.log(
+      `load average during the run: ${os
+        .loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')} on ${os.cpus().length} cores`,
+    );
   } finally {
     agent.destroy();
     await service.stop();
