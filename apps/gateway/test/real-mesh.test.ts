@@ -48,7 +48,7 @@ describe('execute through a real mesh process', () => {
     const registered = await request(mesh.url).get('/api/v1/agents?limit=500').set('Authorization', token);
     expect(registered.body.agents.find((item: { id: string }) => item.id === created.body.id)).toMatchObject({ endpoint: agentUrl, capabilities: ['network-outbound', 'tool-execution'] });
 
-    const executed = await request(g.app).post(`/api/v1/agents/${created.body.id}/execute`).set('Authorization', token).send({ input: { text: 'hello' }, timeout_ms: 20_000 });
+    const executed = await request(g.app).post(`/api/v1/agents/${created.body.id}/execute`).set('Authorization', token).send({ input: { text: 'hello' }, timeout_ms: 60_000 });
     expect(executed.status).toBe(200);
     expect(executed.body).toMatchObject({ status: 'completed', output: { upper: 'HELLO' } });
     expect(received.at(-1)).toMatchObject({ from: 'gateway', payload: { type: 'task', execution_id: executed.body.executionId } });
@@ -56,5 +56,5 @@ describe('execute through a real mesh process', () => {
     expect((await request(g.app).delete(`/api/v1/agents/${created.body.id}`).set('Authorization', token)).status).toBe(204);
     const after = await request(mesh.url).get('/api/v1/agents?limit=500').set('Authorization', token);
     expect(after.body.agents.find((item: { id: string }) => item.id === created.body.id)).toBeUndefined();
-  }, 60_000);
+  }, 120_000);
 });
