@@ -12,7 +12,7 @@ export const DOWN_URL = 'http://127.0.0.1:9';
 export async function startMaster(env: Record<string, string> = {}, issuer?: TestIssuer) {
   const ownIssuer = !issuer;
   const tokens = issuer ?? (await new TestIssuer().start());
-  const master = await startService(masterService, {
+  const starting = startService(masterService, {
     env: {
       PORT: '0',
       LOG_LEVEL: 'silent',
@@ -27,6 +27,11 @@ export async function startMaster(env: Record<string, string> = {}, issuer?: Tes
       ...env,
     },
     verifier: tokens.verifier(),
+  });
+  // A master that fails to start must not leave its issuer's server open.
+  const master = await starting.catch(async (error: unknown) => {
+    if (ownIssuer) await tokens.stop();
+    throw error;
   });
   return {
     issuer: tokens,
