@@ -5,6 +5,9 @@ import { masterService } from '../src/service';
 
 type Json = Record<string, unknown>;
 
+/** The task endpoint the test manifests declare (`spec.endpoint`). */
+export const AGENT_ENDPOINT = 'http://agents.test/tasks';
+
 /** A port nothing listens on: a dependency that is down. */
 export const DOWN_URL = 'http://127.0.0.1:9';
 
@@ -72,7 +75,7 @@ export function manifest(options: ManifestOptions = {}): Json {
       ...(options.status && { status: options.status }),
       ...(options.visibility && { catalog: { visibility: options.visibility } }),
     },
-    spec: { role: 'test agent' },
+    spec: { role: 'test agent', endpoint: AGENT_ENDPOINT },
     security: options.security ?? { tier: 'tier_1_read', capabilities: { required: ['network-outbound'], optional: [] } },
     ...(options.governance && { governance: options.governance }),
   };
