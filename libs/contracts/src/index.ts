@@ -6,3 +6,4 @@ export * as auth from './auth';
 export * as mcpRegistry from './mcp-registry';
 export * as registry from './registry';
 export * as master from './master';
+export * as workers from './workers';

@@ -1,0 +1,115 @@
+import type { Logger } from '@platform/telemetry';
+import { runAgentStep, runHttpStep } from '../steps/http-step';
+import type { Datasources } from '../steps/database-step';
+import { StepFailure, type StepContext } from '../steps/step-context';
+import { renderTemplates, TemplateError } from '../steps/templates';
+import { CancelBus, CancelledError, LeaseLostError, TimeoutError } from './cancel-bus';
+import type { ClaimedStep, EngineRepository, Outcome } from './engine.repository';
+import { retryDelay, type StepDispatcher } from './step-queue';
+
+export interface ExecutorOptions {
+  workerId: string;
+  leaseMs: number;
+  defaultTimeoutMs: number;
+  maxResponseBytes: number;
+  allowPrivateUrls: boolean;
+}
+
+/**
+ * Runs one step attempt: claims it in Postgres (nothing happens when the attempt is stale), keeps
+ * its lease while it runs, aborts it on timeout, cancel or a lost lease, records the outcome with
+ * the fencing token, and queues what became ready.
+ */
+export class StepExecutor {
+  constructor(
+    private readonly engine: EngineRepository,
+    private readonly dispatcher: StepDispatcher,
+    private readonly cancels: CancelBus,
+    private readonly datasources: Datasources,
+    private readonly logger: Logger,
+    private readonly options: ExecutorOptions,
+  ) {}
+
+  async process(taskId: string, attempt: number): Promise<string> {
+    const { workerId, leaseMs } = this.options;
+    const step = await this.engine.claim(taskId, attempt, workerId, leaseMs, this.options.defaultTimeoutMs);
+    if (!step) return 'stale';
+    const controller = new AbortController();
+    this.cancels.track(taskId, controller);
+    const timer = setTimeout(() => controller.abort(new TimeoutError(step.timeoutMs)), step.timeoutMs);
+    const renewal = setInterval(() => {
+      this.engine.renewLease(taskId, attempt, workerId, leaseMs).then(
+        (held) => held || controller.abort(new LeaseLostError()),
+        (error) => this.logger.warn({ err: error, taskId }, 'lease renewal failed'),
+      );
+    }, Math.max(100, Math.floor(leaseMs / 3)));
+    let outcome: Outcome;
+    try {
+      const output = await this.run(step, controller.signal);
+      outcome = { kind: 'completed', output };
+    } catch (error) {
+      outcome = this.classify(step, error, controller.signal);
+    } finally {
+      clearTimeout(timer);
+      clearInterval(renewal);
+      this.cancels.untrack(taskId);
+    }
+    if (controller.signal.reason instanceof LeaseLostError) {
+      this.logger.warn({ taskId, attempt }, 'step lease lost; leaving it to its new owner');
+      return 'lease_lost';
+    }
+    const delay = retryDelay(step.spec.retry?.initialDelay ?? 1000, step.failures + 1);
+    const result = await this.engine.finish(step, outcome, delay);
+    if (result.jobs.length > 0) await this.dispatcher.dispatch(result.jobs);
+    return result.applied ? outcome.kind : 'fenced';
+  }
+
+  private async run(step: ClaimedStep, signal: AbortSignal): Promise<unknown> {
+    let spec;
+    try {
+      spec = renderTemplates(step.spec, { ...step.outputs, input: step.input });
+    } catch (error) {
+      if (error instanceof TemplateError) throw new StepFailure(error.message, undefined, false);
+      throw error;
+    }
+    const context: StepContext = {
+      runId: step.runId,
+      stepId: step.stepId,
+      attempt: step.attempt,
+      idempotencyKey: `${step.runId}:${step.stepId}:${step.attempt}`,
+      traceId: step.traceId,
+      signal,
+      spec,
+    };
+    const limits = { maxBytes: this.options.maxResponseBytes, allowPrivate: this.options.allowPrivateUrls, timeoutMs: step.timeoutMs + 1000 };
+    const work = (async () => {
+      switch (step.type) {
+        case 'http':
+          return runHttpStep(context, limits);
+        case 'agent':
+          return runAgentStep(context, limits);
+        case 'database':
+          return this.datasources.run(context, step.timeoutMs);
+      }
+    })();
+    // Whatever the step does, an abort ends the attempt at once.
+    return Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      }),
+    ]);
+  }
+
+  private classify(step: ClaimedStep, error: unknown, signal: AbortSignal): Outcome {
+    const reason = signal.aborted ? signal.reason : undefined;
+    if (reason instanceof CancelledError) return { kind: 'cancelled', error: reason.message };
+    if (reason instanceof TimeoutError) return { kind: 'timed_out', error: reason.message, retryable: true };
+    if (reason instanceof LeaseLostError) return { kind: 'failed', error: reason.message, retryable: false };
+    if (error instanceof StepFailure) return { kind: 'failed', error: error.message, output: error.output, retryable: error.retryable };
+    const message = error instanceof Error ? `${error.message}${(error as { cause?: Error }).cause?.message ? `: ${(error as { cause?: Error }).cause!.message}` : ''}` : String(error);
+    this.logger.debug({ taskId: step.id, err: error }, 'step attempt failed');
+    return { kind: 'failed', error: message, retryable: true };
+  }
+}

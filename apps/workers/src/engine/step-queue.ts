@@ -1,0 +1,55 @@
+import { defineQueue, type TypedQueue } from '@platform/queues';
+import { z } from 'zod';
+import type { StepJob } from './engine.repository';
+
+const StepJobPayload = z.object({ taskId: z.string().uuid(), attempt: z.number().int().min(1) });
+
+/**
+ * One job per step attempt: "attempt N of task T may start now". Postgres holds everything else.
+ * The name is WORKERS_QUEUE (default `workers.steps`): separate worker pools use separate queues.
+ */
+export const stepQueue = (name: string) => defineQueue(name, StepJobPayload);
+
+/** Puts step jobs on the queue. The job id names the attempt, so adding one twice is harmless. */
+export class StepDispatcher {
+  constructor(private readonly queue: TypedQueue<typeof StepJobPayload>) {}
+
+  async dispatch(jobs: readonly StepJob[]): Promise<void> {
+    await Promise.all(
+      jobs.map((job) =>
+        this.queue.add('step', { taskId: job.taskId, attempt: job.attempt }, {
+          jobId: jobIdOf(job),
+          delay: job.delayMs && job.delayMs > 0 ? job.delayMs : undefined,
+          attempts: 3,
+          backoff: { type: 'exponential', delay: 500 },
+          removeOnComplete: true,
+          removeOnFail: { count: 1000 },
+        }),
+      ),
+    );
+  }
+
+  /** Queues again jobs that Redis lost or that ended without claiming their step. */
+  async redispatch(jobs: readonly StepJob[]): Promise<number> {
+    let count = 0;
+    for (const job of jobs) {
+      const existing = await this.queue.queue.getJob(jobIdOf(job));
+      if (existing) {
+        const state = await existing.getState();
+        if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
+        await existing.remove().catch(() => undefined);
+      }
+      await this.dispatch([job]);
+      count++;
+    }
+    return count;
+  }
+}
+
+export const jobIdOf = (job: Pick<StepJob, 'taskId' | 'attempt'>) => `${job.taskId}_${job.attempt}`;
+
+/** Exponential backoff with jitter: `initialDelay * 2^(failures-1)`, plus up to half of it at random. */
+export function retryDelay(initialDelayMs: number, failures: number, random = Math.random): number {
+  const base = initialDelayMs * 2 ** Math.max(0, failures - 1);
+  return Math.min(3_600_000, Math.round(base + base * 0.5 * random()));
+}

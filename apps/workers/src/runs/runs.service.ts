@@ -1,0 +1,116 @@
+import type { workers } from '@platform/contracts';
+import { conflict, notFound } from '@platform/http';
+import type { z } from 'zod';
+import type { CancelBus } from '../engine/cancel-bus';
+import type { EngineRepository } from '../engine/engine.repository';
+import type { StepDispatcher } from '../engine/step-queue';
+import type { RunsRepository } from './runs.repository';
+import { runView } from './runs.view';
+
+/** Operations on runs: retry, cancel, their graph and trace, orphans. */
+export class RunsService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly engine: EngineRepository,
+    private readonly dispatcher: StepDispatcher,
+    private readonly cancels: CancelBus,
+  ) {}
+
+  private async run(runId: string) {
+    const run = await this.runs.find(runId);
+    if (!run) throw notFound(`No workflow run ${runId}`);
+    return run;
+  }
+
+  async cancel(runId: string) {
+    const result = await this.engine.cancel(runId);
+    if (!result) throw notFound(`No workflow run ${runId}`);
+    if (!result.changed) throw conflict(`The run already ended ${result.state}; nothing to cancel`, { state: result.state });
+    await this.cancels.publish(result.running);
+    return runView(await this.run(runId));
+  }
+
+  async retry(runId: string) {
+    const result = await this.engine.retryRun(runId);
+    if (!result) throw notFound(`No workflow run ${runId}`);
+    if (!result.changed) throw conflict(`Only failed or cancelled runs can be retried; this one is ${result.state}`, { state: result.state });
+    await this.dispatcher.dispatch(result.jobs);
+    return runView(await this.run(runId));
+  }
+
+  async dag(runId: string): Promise<z.infer<typeof workers.Dag>> {
+    const run = await this.run(runId);
+    const steps = await this.runs.steps(runId);
+    return {
+      workflow_id: run.id,
+      state: run.state as z.infer<typeof workers.RunState>,
+      error: run.error,
+      blocked_steps: run.blockedSteps,
+      nodes: steps.map((step) => ({
+        id: step.stepId,
+        task_id: step.id,
+        type: step.type as workers.StepType,
+        state: step.state as z.infer<typeof workers.StepState>,
+        attempt: step.attempt,
+        depends_on: step.dependsOn,
+      })),
+      edges: steps.flatMap((step) => step.dependsOn.map((source) => ({ source, target: step.stepId }))),
+    };
+  }
+
+  async trace(runId: string): Promise<z.infer<typeof workers.Trace>> {
+    const run = await this.run(runId);
+    const attempts = await this.runs.attempts(runId);
+    return {
+      workflow_id: run.id,
+      trace_id: run.traceId,
+      state: run.state as z.infer<typeof workers.RunState>,
+      created_at: run.createdAt.toISOString(),
+      finished_at: run.finishedAt?.toISOString() ?? null,
+      timeline: attempts.map((attempt) => ({
+        step: attempt.stepId,
+        task_id: attempt.taskId,
+        attempt: attempt.number,
+        state: attempt.state,
+        worker: attempt.workerId,
+        idempotency_key: attempt.idempotencyKey,
+        started_at: attempt.startedAt.toISOString(),
+        finished_at: attempt.finishedAt?.toISOString() ?? null,
+        duration_ms: attempt.durationMs,
+        error: attempt.error,
+      })),
+    };
+  }
+
+  async running(limit: number, offset: number) {
+    const { rows, total } = await this.runs.running(limit, offset);
+    return { items: rows.map(runView), total, limit, offset };
+  }
+
+  async orphaned(limit: number, offset: number) {
+    const { ids, details, steps, total } = await this.engine.orphaned(limit, offset);
+    const byId = new Map(details.map((run) => [run.id, run]));
+    const items = ids.flatMap((id) => {
+      const run = byId.get(id);
+      // Recovered between the two reads: no longer an orphan.
+      if (!run || !steps.some((step) => step.runId === id)) return [];
+      return [
+        {
+          workflow_id: id,
+          name: run.name,
+          state: run.state as z.infer<typeof workers.RunState>,
+          orphaned_steps: steps
+            .filter((step) => step.runId === id)
+            .map((step) => ({ step: step.stepId, task_id: step.id, attempt: step.attempt, worker: step.leaseOwner, lease_expired_at: step.leaseExpiresAt!.toISOString() })),
+        },
+      ];
+    });
+    return { items, total, limit, offset };
+  }
+
+  async recoverOrphaned() {
+    const recovered = await this.engine.recoverOrphans();
+    await this.dispatcher.dispatch(recovered);
+    return { recovered: recovered.length, steps: recovered.map((step) => ({ workflow_id: step.runId, step: step.stepId, attempt: step.attempt })) };
+  }
+}

@@ -1,0 +1,31 @@
+import { outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound';
+import { StepFailure, type StepContext } from './step-context';
+
+/** An `http` step: the request as defined (templates rendered); a 2xx answer is success. */
+export async function runHttpStep(context: StepContext, limits: Omit<OutboundOptions, 'signal'>): Promise<OutboundResponse> {
+  const { spec } = context;
+  const method = spec.method ?? (spec.body === undefined ? 'GET' : 'POST');
+  const headers: Record<string, string> = { 'idempotency-key': context.idempotencyKey, ...spec.headers };
+  let body: string | undefined;
+  if (spec.body !== undefined && method !== 'GET' && method !== 'HEAD') {
+    body = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
+    if (typeof spec.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  }
+  const response = await outboundRequest(spec.url!, { method, headers, body }, { ...limits, signal: context.signal });
+  if (response.status < 200 || response.status > 299) throw new StepFailure(`HTTP ${response.status} from ${method} ${spec.url}`, response);
+  return response;
+}
+
+/**
+ * An `agent` step: the task (the step's rendered `input`) posted to the agent's endpoint with the
+ * run, step and attempt, and the idempotency key. Routing through the mesh (MESH_URL) is not
+ * implemented: the step's `url` is used.
+ */
+export async function runAgentStep(context: StepContext, limits: Omit<OutboundOptions, 'signal'>): Promise<OutboundResponse> {
+  const { spec } = context;
+  const task = { task: spec.input ?? {}, agent: spec.agent, workflow_id: context.runId, step: context.stepId, attempt: context.attempt, idempotency_key: context.idempotencyKey };
+  const headers = { 'content-type': 'application/json', 'idempotency-key': context.idempotencyKey, ...spec.headers };
+  const response = await outboundRequest(spec.url!, { method: 'POST', headers, body: JSON.stringify(task) }, { ...limits, signal: context.signal });
+  if (response.status < 200 || response.status > 299) throw new StepFailure(`agent answered HTTP ${response.status}`, response);
+  return response;
+}

@@ -1,0 +1,3 @@
+import { servicePrismaConfig } from '../prisma-config';
+
+export default servicePrismaConfig('workers');

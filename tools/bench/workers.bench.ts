@@ -1,0 +1,173 @@
+// Workers engine throughput against the real Postgres and Redis, in one run:
+//   1. raw BullMQ: no-op jobs added in bulk and processed on the same Redis (the ceiling),
+//   2. BENCH_RUNS runs (default 100) of a BENCH_STEPS-step DAG (default 100: layers of 10 steps,
+//      each depending on two steps of the layer above: fan-out, fan-in, diamonds) of no-op `http`
+//      steps against a local server, through the service's own API and workers: steps per second,
+//      and the delay from a step's last dependency completing to its start (p50/p95/p99, from the
+//      times Postgres recorded). Targets: >= 2,000 steps/s, p95 delay < 50 ms. Under saturation the
+//      delay is mostly the backlog waiting for a free slot, so it is also measured with
+//      BENCH_LATENCY_RUNS (default 5) runs one at a time.
+// The service runs in this process (role all, WORKERS_CONCURRENCY, default 64) on its own queue.
+// Run: npm run bench:workers   (BENCH_RUNS, BENCH_STEPS, BENCH_CONCURRENCY, BENCH_RAW_JOBS)
+import { startService } from '@platform/service-kit';
+import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
+import { Queue, Worker } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import type { Db } from '../../apps/workers/src/database';
+import { workersService } from '../../apps/workers/src/service';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 100);
+const STEPS = Number(process.env.BENCH_STEPS ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const RAW_JOBS = Number(process.env.BENCH_RAW_JOBS ?? 20_000);
+const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
+const WIDTH = 10;
+
+const connection = () => {
+  const url = new URL(testRedisUrl);
+  return { host: url.hostname, port: Number(url.port || 6379), maxRetriesPerRequest: null };
+};
+
+async function rawBullmq(): Promise<number> {
+  const name = `workers.bench-raw-${randomUUID().slice(0, 8)}`;
+  const queue = new Queue(name, { connection: connection() });
+  for (let i = 0; i < RAW_JOBS; i += 1000) {
+    await queue.addBulk(Array.from({ length: Math.min(1000, RAW_JOBS - i) }, (_, j) => ({ name: 'noop', data: { i: i + j }, opts: { removeOnComplete: true } })));
+  }
+  let done = 0;
+  const start = process.hrtime.bigint();
+  let worker!: Worker;
+  await new Promise<void>((resolve) => {
+    worker = new Worker(
+      name,
+      async () => {
+        if (++done === RAW_JOBS) resolve();
+      },
+      { connection: connection(), concurrency: CONCURRENCY },
+    );
+  });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  await worker.close();
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  return RAW_JOBS / seconds;
+}
+
+/** Layers of WIDTH steps; each step below the first layer depends on two steps of the layer above. */
+function dag(url: string) {
+  return Array.from({ length: STEPS }, (_, i) => {
+    const layer = Math.floor(i / WIDTH);
+    const column = i % WIDTH;
+    const above = (layer - 1) * WIDTH;
+    const depends_on = layer === 0 ? [] : [...new Set([above + column, above + ((column + 1) % WIDTH)])].filter((d) => d < STEPS).map((d) => `s${d}`);
+    return { id: `s${i}`, type: 'http', url: `${url}/noop`, depends_on };
+  });
+}
+
+/** For every step with dependencies: its start minus its last dependency's end (ms), as Postgres recorded them. */
+async function delaysOf(db: Db, ids: string[]): Promise<number[]> {
+  const rows = await db.$queryRaw<Array<{ delay: number }>>`
+    SELECT (extract(epoch FROM s."startedAt" - max(d."finishedAt")) * 1000)::float8 AS delay
+    FROM steps s JOIN steps d ON d."runId" = s."runId" AND d."stepId" = ANY(s."dependsOn")
+    WHERE s."runId" = ANY(${ids}::uuid[]) AND cardinality(s."dependsOn") > 0
+    GROUP BY s.id, s."startedAt"`;
+  return rows.map((row) => row.delay);
+}
+
+async function untilEnded(db: Db, id: string): Promise<void> {
+  while (['pending', 'running'].includes((await db.run.findUniqueOrThrow({ where: { id }, select: { state: true } })).state)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+
+async function main(): Promise<void> {
+  const target = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  target.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+
+  const raw = await rawBullmq();
+  console.log(`raw BullMQ (${RAW_JOBS} no-op jobs, concurrency ${CONCURRENCY})`.padEnd(62), `${Math.round(raw).toLocaleString('en-US').padStart(8)} jobs/s`);
+
+  const issuer = await new TestIssuer().start();
+  const queue = `workers.bench-${randomUUID().slice(0, 8)}`;
+  const svc = await startService(workersService, {
+    env: {
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: testDatabaseUrl,
+      REDIS_URL: testRedisUrl,
+      DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '40',
+      WORKERS_QUEUE: queue,
+      WORKERS_CONCURRENCY: String(CONCURRENCY),
+      WORKERS_ALLOW_PRIVATE_URLS: 'true',
+      WORKERS_MAX_STEPS: String(Math.max(STEPS, 200)),
+    },
+    verifier: issuer.verifier(),
+  });
+  const db = svc.infra.db as Db;
+  const authorization = issuer.bearer(['workflows:write']);
+  const steps = dag(targetUrl);
+  const name = `bench-${randomUUID().slice(0, 8)}`;
+  const post = async () => {
+    const res = await fetch(`${svc.url}/api/v1/workflows`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ name, steps }) });
+    if (res.status !== 202) throw new Error(`POST /workflows answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { workflow_id: string }).workflow_id;
+  };
+  // Warm-up: one run, not counted.
+  const warm = await post();
+  await untilEnded(db, warm);
+
+  const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  const ids: string[] = [];
+  for (let i = 0; i < RUNS; i += 10) ids.push(...(await Promise.all(Array.from({ length: Math.min(10, RUNS - i) }, post))));
+  for (;;) {
+    const open = await db.run.count({ where: { id: { in: ids }, state: { in: ['pending', 'running'] } } });
+    if (open === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const used = process.cpuUsage(cpu);
+  const states = await db.run.groupBy({ by: ['state'], where: { id: { in: ids } }, _count: true });
+  const total = RUNS * STEPS;
+  console.log(`${RUNS} runs x ${STEPS}-step DAG of no-op http steps`.padEnd(62), `${Math.round(total / seconds).toLocaleString('en-US').padStart(8)} steps/s   (${total} steps in ${seconds.toFixed(1)} s; runs ${states.map((s) => `${s.state} ${s._count}`).join(', ')})`);
+  console.log('CPU of this process per step (API, workers, target server)'.padEnd(62), `${((used.user + used.system) / 1000 / total).toFixed(2)} ms   (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`);
+
+  const sorted = (await delaysOf(db, ids)).sort((a, b) => a - b);
+  console.log(
+    'dependency completed -> dependant started'.padEnd(62),
+    `p50 ${percentile(sorted, 50).toFixed(1)} ms   p95 ${percentile(sorted, 95).toFixed(1)} ms   p99 ${percentile(sorted, 99).toFixed(1)} ms   (${sorted.length} steps)`,
+  );
+
+  // The engine's own delay, without a backlog: the same DAG, one run at a time.
+  const alone: string[] = [];
+  for (let i = 0; i < LATENCY_RUNS; i++) {
+    const id = await post();
+    alone.push(id);
+    await untilEnded(db, id);
+  }
+  const quiet = (await delaysOf(db, alone)).sort((a, b) => a - b);
+  console.log(
+    `  the same, ${LATENCY_RUNS} runs one at a time (no backlog)`.padEnd(62),
+    `p50 ${percentile(quiet, 50).toFixed(1)} ms   p95 ${percentile(quiet, 95).toFixed(1)} ms   p99 ${percentile(quiet, 99).toFixed(1)} ms   (${quiet.length} steps)`,
+  );
+
+  await db.run.deleteMany({ where: { id: { in: [...ids, ...alone, warm] } } });
+  await db.definition.deleteMany({ where: { name } });
+  await svc.stop();
+  await issuer.stop();
+  target.closeAllConnections();
+  target.close();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
