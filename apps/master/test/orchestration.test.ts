@@ -5,7 +5,7 @@ import { AGENT_ENDPOINT, createAgent, goodSecurity, manifest, startMaster, type 
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe('orchestration (against a fake workers API: the workers service is not on this branch yet)', () => {
+describe('orchestration (against a small fake workers API; end-to-end.test.ts runs the real one)', () => {
   let h: Master;
   let workers: Awaited<ReturnType<typeof startFakeWorkers>>;
   let researcher: Json;
@@ -125,6 +125,7 @@ describe('orchestration (against a fake workers API: the workers service is not 
     const workersId = accepted.body.workersWorkflowId;
     const sent = workers.submitted.get(workersId)!;
     expect(sent.authorization).toBe(caller); // the caller's own token: workers judges the caller's permissions
+    expect(sent.body.name).toBe(`master.${workflow.id}`);
     expect(sent.body.steps).toEqual([
       { id: 'research', type: 'agent', agent: `${researcher.namespace}/researcher`, url: AGENT_ENDPOINT, depends_on: [], input: { topic: 'tides', depth: 2 } },
       // The engine's own template form: an agent step's output there is {status, headers, body}.

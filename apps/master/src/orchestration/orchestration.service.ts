@@ -118,7 +118,8 @@ export class OrchestrationService {
     let submitted: { workflowId: string; state: string };
     try {
       submitted = await this.workers.submit(who.authorization, {
-        name: `${workflow.name} (${created.execution.id})`,
+        // One workers definition per master workflow, each execution a run of it.
+        name: `master.${workflow.id}`,
         steps: filled.map(({ step, input }) => {
           const agent = agents.get(step.agentId)!;
           return {
