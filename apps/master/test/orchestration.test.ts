@@ -145,18 +145,18 @@ describe('orchestration (against a small fake workers API; end-to-end.test.ts ru
     expect(deleteWriter.status).toBe(409);
     expect(deleteWriter.body.error.details.executions).toContain(accepted.body.id);
 
-    workers.set(workersId, 'running', { research: { state: 'completed', output: { notes: 'n' } }, write: { state: 'running' } });
+    workers.set(workersId, 'running', { research: { state: 'completed' }, write: { state: 'running' } });
     const running = await request(h.app)
       .get(`/api/v1/orchestration/executions/${accepted.body.id}`)
       .set('Authorization', h.auth(['orchestration:read']));
     expect(running.status).toBe(200);
     expect(running.body.state).toBe('running');
     expect(running.body.steps).toEqual([
-      { id: 'research', agentId: researcher.id, state: 'completed', output: { notes: 'n' }, error: null },
+      { id: 'research', agentId: researcher.id, state: 'completed', error: null },
       { id: 'write', agentId: writer.id, state: 'running', error: null },
     ]);
 
-    workers.set(workersId, 'succeeded', { write: { state: 'succeeded', output: 'done' } });
+    workers.set(workersId, 'completed', { write: { state: 'completed' } });
     const done = await request(h.app)
       .get(`/api/v1/orchestration/executions/${accepted.body.id}`)
       .set('Authorization', h.auth(['orchestration:read']));
