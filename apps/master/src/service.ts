@@ -95,7 +95,10 @@ export const masterService = defineService({
     const token = config.MASTER_API_KEY ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.MASTER_API_KEY, clientId: 'master' }) : undefined;
     const registry = new HttpRegistryApi({ url: config.REGISTRY_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS, token });
     const workers = new HttpWorkersApi({ url: config.WORKERS_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS, token });
-    if (infra.role !== 'worker') await new GovernanceRepository(db).record(policies);
+    // The record of the policies in force is informational (the API serves them from memory): a
+    // failed write, such as a deadlock between instances starting together, must not stop start-up.
+    if (infra.role !== 'worker')
+      await new GovernanceRepository(db).record(policies).catch((error: unknown) => logger.warn({ err: error }, 'the policies in force were not recorded'));
 
     const federation = new FederationService(
       new FederationRepository(db, events),

@@ -1,4 +1,5 @@
 import express from 'express';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,30 +9,54 @@ export interface SubmittedWorkflow {
 }
 
 /**
- * A small stand-in for the workers service's API (spec 3): `POST /api/v1/workflows` answers 202
- * with `workflow_id` and state `pending`; `GET /api/v1/workflows/{id}/dag` reports the run as the
- * test sets it. Used while the workers service is not on this branch.
+ * A small stand-in for the workers service's API (spec 3, bodies of `@platform/contracts` workers):
+ * `POST /api/v1/workflows` answers 202 with the run (`workflow_id`, state `pending`);
+ * `GET /api/v1/workflows/{id}/dag` reports the run as the test sets it. It lets the master's own
+ * tests set any state, refuse a caller, or be down; end-to-end.test.ts runs the real service.
  */
 export async function startFakeWorkers() {
   const submitted = new Map<string, SubmittedWorkflow>();
-  const runs = new Map<string, { state: string; nodes: Array<{ id: string; state: string; output?: unknown }> }>();
+  const runs = new Map<
+    string,
+    { state: string; nodes: Array<{ id: string; task_id: string; type: string; state: string; attempt: number; depends_on: string[] }> }
+  >();
   let refuse: number | undefined;
-  let counter = 0;
   const app = express();
   app.use(express.json());
   app.get('/health', (_req, res) => void res.json({ status: 'healthy' }));
   app.post('/api/v1/workflows', (req, res) => {
     if (refuse)
       return void res.status(refuse).json({ error: { type: 'authorization_error', code: 'insufficient_permissions', message: 'workflows:write required' } });
-    const id = `wf-${++counter}`;
+    const id = randomUUID();
     submitted.set(id, { body: req.body, authorization: req.headers.authorization });
-    runs.set(id, { state: 'pending', nodes: req.body.steps.map((step: { id: string }) => ({ id: step.id, state: 'pending' })) });
-    res.status(202).json({ workflow_id: id, state: 'pending' });
+    const nodes = req.body.steps.map((step: { id: string; depends_on: string[] }) => ({
+      id: step.id,
+      task_id: randomUUID(),
+      type: 'agent',
+      state: 'waiting',
+      attempt: 0,
+      depends_on: step.depends_on,
+    }));
+    runs.set(id, { state: 'pending', nodes });
+    res.status(202).json({
+      workflow_id: id,
+      name: req.body.name,
+      version: 1,
+      state: 'pending',
+      error: null,
+      blocked_steps: [],
+      trace_id: '0'.repeat(32),
+      created_at: new Date().toISOString(),
+      started_at: null,
+      finished_at: null,
+      pinned: false,
+      steps: nodes.length,
+    });
   });
   app.get('/api/v1/workflows/:id/dag', (req, res) => {
     const run = runs.get(req.params.id);
     if (!run) return void res.status(404).json({ error: { type: 'not_found_error', code: 'not_found', message: 'no such workflow' } });
-    res.json({ workflow_id: req.params.id, state: run.state, nodes: run.nodes });
+    res.json({ workflow_id: req.params.id, state: run.state, error: null, blocked_steps: [], nodes: run.nodes, edges: [] });
   });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,7 +64,7 @@ export async function startFakeWorkers() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     submitted,
     /** Sets a run's state and its steps' (by id). */
-    set(id: string, state: string, steps: Record<string, { state: string; output?: unknown }> = {}) {
+    set(id: string, state: string, steps: Record<string, { state: string }> = {}) {
       const run = runs.get(id)!;
       run.state = state;
       run.nodes = run.nodes.map((node) => ({ ...node, ...steps[node.id] }));

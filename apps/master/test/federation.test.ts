@@ -95,7 +95,7 @@ describe('federation between two master instances', () => {
         await request(home.app)
           .put(`/api/v1/agents/${one.id}`)
           .set('Authorization', home.auth(['agents:write']))
-          .send(published.manifest)
+          .send(published.manifest as object)
       ).status,
     ).toBe(409);
     expect(

@@ -5,6 +5,9 @@ import { masterService } from '../src/service';
 
 type Json = Record<string, unknown>;
 
+/** The task endpoint the test manifests declare (`spec.endpoint`). */
+export const AGENT_ENDPOINT = 'http://agents.test/tasks';
+
 /** A port nothing listens on: a dependency that is down. */
 export const DOWN_URL = 'http://127.0.0.1:9';
 
@@ -12,7 +15,7 @@ export const DOWN_URL = 'http://127.0.0.1:9';
 export async function startMaster(env: Record<string, string> = {}, issuer?: TestIssuer) {
   const ownIssuer = !issuer;
   const tokens = issuer ?? (await new TestIssuer().start());
-  const master = await startService(masterService, {
+  const starting = startService(masterService, {
     env: {
       PORT: '0',
       LOG_LEVEL: 'silent',
@@ -27,6 +30,11 @@ export async function startMaster(env: Record<string, string> = {}, issuer?: Tes
       ...env,
     },
     verifier: tokens.verifier(),
+  });
+  // A master that fails to start must not leave its issuer's server open.
+  const master = await starting.catch(async (error: unknown) => {
+    if (ownIssuer) await tokens.stop();
+    throw error;
   });
   return {
     issuer: tokens,
@@ -67,7 +75,7 @@ export function manifest(options: ManifestOptions = {}): Json {
       ...(options.status && { status: options.status }),
       ...(options.visibility && { catalog: { visibility: options.visibility } }),
     },
-    spec: { role: 'test agent' },
+    spec: { role: 'test agent', endpoint: AGENT_ENDPOINT },
     security: options.security ?? { tier: 'tier_1_read', capabilities: { required: ['network-outbound'], optional: [] } },
     ...(options.governance && { governance: options.governance }),
   };

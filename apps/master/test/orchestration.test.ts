@@ -1,11 +1,11 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { startFakeWorkers } from './fake-workers';
-import { createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
+import { AGENT_ENDPOINT, createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-describe('orchestration (against a fake workers API: the workers service is not on this branch yet)', () => {
+describe('orchestration (against a small fake workers API; end-to-end.test.ts runs the real one)', () => {
   let h: Master;
   let workers: Awaited<ReturnType<typeof startFakeWorkers>>;
   let researcher: Json;
@@ -39,7 +39,7 @@ describe('orchestration (against a fake workers API: the workers service is not 
     const created = await request(h.app).post('/api/v1/orchestration/workflows').set('Authorization', write()).send(body);
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: body.name, createdBy: 'orchestrator' });
-    expect(created.body.steps[1]).toEqual({ ...body.steps[1], requires: [] });
+    expect(created.body.steps[1]).toEqual({ ...body.steps[1], requires: [], url: AGENT_ENDPOINT });
     expect(created.body.capabilities).toHaveLength(18);
     const list = await request(h.app)
       .get(`/api/v1/orchestration/workflows?q=${body.name}`)
@@ -94,6 +94,18 @@ describe('orchestration (against a fake workers API: the workers service is not 
     expect(notGranted.body.error.details.issues).toEqual([
       expect.objectContaining({ path: 'body.steps.0.agentId', code: 'required_capability_unavailable', message: expect.stringContaining('process-spawn') }),
     ]);
+    const endpointless = await createAgent(h, { ...manifest({ namespace: uniqueName('orch'), security: goodSecurity([]) }), spec: { role: 'no endpoint' } });
+    const noEndpoint = await request(h.app)
+      .post('/api/v1/orchestration/workflows')
+      .set('Authorization', write())
+      .send({ name: 'x', steps: [{ id: 'a', agentId: endpointless.id }] });
+    expect(noEndpoint.body.error.details.issues).toEqual([expect.objectContaining({ path: 'body.steps.0.url', code: 'agent_endpoint_missing' })]);
+    const given = await request(h.app)
+      .post('/api/v1/orchestration/workflows')
+      .set('Authorization', write())
+      .send({ name: 'x', steps: [{ id: 'a', agentId: endpointless.id, url: 'https://agents.example/run' }] });
+    expect(given.status).toBe(201);
+    expect(given.body.steps[0].url).toBe('https://agents.example/run');
     const unknown = await request(h.app)
       .post('/api/v1/orchestration/workflows')
       .set('Authorization', write())
@@ -113,14 +125,17 @@ describe('orchestration (against a fake workers API: the workers service is not 
     const workersId = accepted.body.workersWorkflowId;
     const sent = workers.submitted.get(workersId)!;
     expect(sent.authorization).toBe(caller); // the caller's own token: workers judges the caller's permissions
+    expect(sent.body.name).toBe(`master.${workflow.id}`);
     expect(sent.body.steps).toEqual([
-      { id: 'research', type: 'agent', agent: `${researcher.namespace}/researcher`, depends_on: [], input: { topic: 'tides', depth: 2 } },
+      { id: 'research', type: 'agent', agent: `${researcher.namespace}/researcher`, url: AGENT_ENDPOINT, depends_on: [], input: { topic: 'tides', depth: 2 } },
+      // The engine's own template form: an agent step's output there is {status, headers, body}.
       {
         id: 'write',
         type: 'agent',
         agent: `${writer.namespace}/writer`,
+        url: AGENT_ENDPOINT,
         depends_on: ['research'],
-        input: { notes: '{{steps.research.output.notes}}', title: 'About tides' },
+        input: { notes: '{{research.body.notes}}', title: 'About tides' },
       },
     ]);
 
@@ -130,18 +145,18 @@ describe('orchestration (against a fake workers API: the workers service is not 
     expect(deleteWriter.status).toBe(409);
     expect(deleteWriter.body.error.details.executions).toContain(accepted.body.id);
 
-    workers.set(workersId, 'running', { research: { state: 'completed', output: { notes: 'n' } }, write: { state: 'running' } });
+    workers.set(workersId, 'running', { research: { state: 'completed' }, write: { state: 'running' } });
     const running = await request(h.app)
       .get(`/api/v1/orchestration/executions/${accepted.body.id}`)
       .set('Authorization', h.auth(['orchestration:read']));
     expect(running.status).toBe(200);
     expect(running.body.state).toBe('running');
     expect(running.body.steps).toEqual([
-      { id: 'research', agentId: researcher.id, state: 'completed', output: { notes: 'n' }, error: null },
+      { id: 'research', agentId: researcher.id, state: 'completed', error: null },
       { id: 'write', agentId: writer.id, state: 'running', error: null },
     ]);
 
-    workers.set(workersId, 'succeeded', { write: { state: 'succeeded', output: 'done' } });
+    workers.set(workersId, 'completed', { write: { state: 'completed' } });
     const done = await request(h.app)
       .get(`/api/v1/orchestration/executions/${accepted.body.id}`)
       .set('Authorization', h.auth(['orchestration:read']));

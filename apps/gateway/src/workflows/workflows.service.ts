@@ -1,4 +1,5 @@
-import type { WorkersClient, WorkersWorkflowBody, WorkflowEngineClient } from '@platform/clients';
+import type { WorkersClient, WorkflowEngineClient } from '@platform/clients';
+import type { workers } from '@platform/contracts';
 import type { gateway } from '@platform/contracts';
 import { forbidden, notFound } from '@platform/http';
 import { hasPermission } from '@platform/jwt';
@@ -51,7 +52,7 @@ export class WorkflowsService {
     const execution =
       row.target === 'workflow-engine'
         ? await this.deps.workflowEngine.execute(row.remoteId, inputs, call)
-        : await this.deps.workers.submit({ name: row.remoteId, steps: (definition.steps ?? []) as WorkersWorkflowBody['steps'], input: inputs }, call);
+        : await this.deps.workers.submit({ name: row.remoteId, steps: (definition.steps ?? []) as workers.StartWorkflowBody['steps'], input: inputs }, call);
     return { workflowId: row.id, target: row.target, execution };
   }
 }

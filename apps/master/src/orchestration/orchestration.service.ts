@@ -6,7 +6,13 @@ import type { AgentsRepository } from '../agents/agents.repository';
 import type { WorkersApi } from '../upstream/workers-api';
 import type { ExecutionRow, OrchestrationRepository } from './orchestration.repository';
 import { executionView, workflowView } from './orchestration.view';
-import { checkGraph, fillInputs, type GraphIssue } from './workflow-graph';
+import { checkGraph, engineTemplates, fillInputs, type GraphIssue } from './workflow-graph';
+
+/** The agent's task endpoint declared in its manifest (`spec.endpoint`), when it is an http(s) URL. */
+function manifestEndpoint(manifest: unknown): string | undefined {
+  const endpoint = (manifest as { spec?: { endpoint?: unknown } } | null)?.spec?.endpoint;
+  return typeof endpoint === 'string' && /^https?:\/\/[^\s]+$/.test(endpoint) && endpoint.length <= 2048 ? endpoint : undefined;
+}
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -16,7 +22,7 @@ export function executionState(word: string): master.ExecutionState {
   if (['pending', 'queued', 'waiting', 'created', 'scheduled'].includes(normalized)) return 'pending';
   if (['running', 'in_progress', 'active', 'started', 'retrying'].includes(normalized)) return 'running';
   if (['completed', 'complete', 'succeeded', 'success', 'done', 'finished'].includes(normalized)) return 'completed';
-  if (['cancelled', 'canceled', 'aborted'].includes(normalized)) return 'cancelled';
+  if (['cancelled', 'canceled', 'aborted', 'blocked', 'skipped'].includes(normalized)) return 'cancelled';
   if (['failed', 'failure', 'error', 'dead', 'timed_out', 'timeout'].includes(normalized)) return 'failed';
   return 'running';
 }
@@ -50,8 +56,9 @@ export class OrchestrationService {
       }
     });
     const agentIds = [...new Set(body.steps.map((step) => step.agentId))];
+    const steps = body.steps.map((step) => ({ ...step }));
     const agents = new Map((await this.agents.findMany(agentIds)).map((agent) => [agent.id, agent]));
-    body.steps.forEach((step, i) => {
+    steps.forEach((step, i) => {
       const agent = agents.get(step.agentId);
       if (!agent) return issues.push({ path: `body.steps.${i}.agentId`, code: 'unknown_agent', message: `no agent ${step.agentId}` });
       if (agent.origin !== 'local')
@@ -60,6 +67,14 @@ export class OrchestrationService {
           code: 'mirrored_agent',
           message: `agent ${step.agentId} is mirrored from ${agent.origin} and cannot run here`,
         });
+      step.url ??= manifestEndpoint(agent.manifest);
+      if (!step.url) {
+        issues.push({
+          path: `body.steps.${i}.url`,
+          code: 'agent_endpoint_missing',
+          message: `agent ${agent.namespace}/${agent.name} has no spec.endpoint: give the step a url`,
+        });
+      }
       step.requires.forEach((capability, j) => {
         if (!agent.capabilities.includes(capability)) {
           issues.push({
@@ -81,7 +96,7 @@ export class OrchestrationService {
       return undefined;
     });
     if (issues.length > 0) throw badRequest('The workflow is invalid', { issues });
-    const row = await this.repository.createWorkflow({ ...body, capabilities: granted }, agentIds, who.sub);
+    const row = await this.repository.createWorkflow({ ...body, steps, capabilities: granted }, agentIds, who.sub);
     return workflowView(row);
   }
 
@@ -103,10 +118,18 @@ export class OrchestrationService {
     let submitted: { workflowId: string; state: string };
     try {
       submitted = await this.workers.submit(who.authorization, {
-        name: `${workflow.name} (${created.execution.id})`,
+        // One workers definition per master workflow, each execution a run of it.
+        name: `master.${workflow.id}`,
         steps: filled.map(({ step, input }) => {
           const agent = agents.get(step.agentId)!;
-          return { id: step.id, type: 'agent', agent: `${agent.namespace}/${agent.name}`, depends_on: step.dependsOn, input };
+          return {
+            id: step.id,
+            type: 'agent',
+            agent: `${agent.namespace}/${agent.name}`,
+            url: step.url,
+            depends_on: step.dependsOn,
+            input: engineTemplates(input) as Record<string, unknown>,
+          };
         }),
       });
     } catch (error) {

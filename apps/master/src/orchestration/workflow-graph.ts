@@ -112,3 +112,19 @@ function lookup(reference: string, inputs: Record<string, unknown>, path: string
   if (current === undefined) missing.push({ path, code: 'input_missing', message: `{{${reference}}} has no value: pass it in body.inputs` });
   return current;
 }
+
+/**
+ * Rewrites the master's `{{steps.<id>.output.<path>}}` into the workers engine's own form,
+ * `{{<id>.body.<path>}}` (an agent step's output there is the HTTP answer `{status, headers, body}`).
+ */
+export function engineTemplates(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.replace(PLACEHOLDER, (placeholder, reference: string) => {
+      const match = /^steps\.([a-zA-Z][a-zA-Z0-9_-]*)\.output((?:\.[^.\s]+)*)$/.exec(reference);
+      return match ? `{{${match[1]}.body${match[2]}}}` : placeholder;
+    });
+  }
+  if (Array.isArray(value)) return value.map(engineTemplates);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, engineTemplates(item)]));
+  return value;
+}

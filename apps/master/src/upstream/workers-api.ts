@@ -1,7 +1,9 @@
-import { WorkersClient, type TokenSource, type WorkersWorkflowBody } from '@platform/clients';
+import { WorkersClient, type TokenSource } from '@platform/clients';
+import type { workers } from '@platform/contracts';
+import type { z } from 'zod';
 import { bearerOf, probe, upstream } from './upstream';
 
-export type WorkersWorkflow = WorkersWorkflowBody;
+export type WorkersWorkflow = z.input<typeof workers.StartWorkflowBody>;
 
 export interface WorkersRun {
   /** The engine's word for the run's state (mapped onto the master's states by the caller). */
@@ -36,12 +38,7 @@ export class HttpWorkersApi implements WorkersApi {
   status(authorization: string | undefined, workflowId: string): Promise<WorkersRun> {
     return upstream(async () => {
       const dag = await this.client.dag(workflowId, { bearer: bearerOf(authorization) });
-      const nodes = dag.nodes ?? dag.steps ?? [];
-      return {
-        state: dag.state ?? dag.status ?? 'pending',
-        error: dag.error ?? null,
-        steps: nodes.map((node) => ({ id: node.id, state: node.state ?? node.status ?? 'pending', output: node.output, error: node.error ?? null })),
-      };
+      return { state: dag.state, error: dag.error, steps: dag.nodes.map((node) => ({ id: node.id, state: node.state, error: null })) };
     });
   }
 

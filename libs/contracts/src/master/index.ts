@@ -10,6 +10,8 @@ const PLAIN_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const plain = (max: number) => z.string().min(1).max(max).regex(PLAIN_TEXT, 'no control characters');
 const iso = z.iso.datetime({ offset: true });
 
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
 export const Id = z.uuid();
 export const ManifestDocument = z.record(z.string(), z.unknown()).describe('An agent manifest (spec 1) as a JSON object');
 
@@ -116,6 +118,8 @@ export const WorkflowStep = z
     agentId: Id,
     dependsOn: z.array(StepId).max(100).default([]),
     inputs: StepInputs.default({}),
+    /** The agent's task endpoint the engine calls; default: the manifest's `spec.endpoint`. */
+    url: httpUrl.optional(),
     /** Capabilities the step needs of its agent: each must be declared in its manifest. */
     requires: z.array(SECURITY_CAPABILITY).max(18).default([]),
   })
@@ -266,8 +270,6 @@ export type ComplianceReport = z.infer<typeof ComplianceReport>;
 
 // ---------------------------------------------------------------------------------------------
 // Federation
-const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
-
 export const JoinBody = z
   .object({
     name: z
