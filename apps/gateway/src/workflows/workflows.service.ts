@@ -1,6 +1,5 @@
 import type { WorkersClient, WorkflowEngineClient } from '@platform/clients';
-import type { workers } from '@platform/contracts';
-import type { gateway } from '@platform/contracts';
+import type { gateway, workers } from '@platform/contracts';
 import { forbidden, notFound } from '@platform/http';
 import { hasPermission } from '@platform/jwt';
 import type { z } from 'zod';
