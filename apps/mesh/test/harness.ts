@@ -1,11 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { startService } from '@platform/service-kit';
+import { startService, type StartOptions } from '@platform/service-kit';
 import { TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { protos } from '../src/grpc/proto';
 import { meshService } from '../src/service';
 
-export type MeshInstance = Awaited<ReturnType<typeof startService<typeof meshService.config, ReturnType<typeof meshService.database & object>>>> & {
+const bootMesh = (options: StartOptions) => startService(meshService, options);
+export type MeshInstance = Awaited<ReturnType<typeof bootMesh>> & {
   grpcPort: number;
   cluster: string;
 };
@@ -23,7 +24,7 @@ export async function stopIssuer(): Promise<void> {
 /** Boots a real mesh node (REST on a free port, gRPC on a free port) in its own cluster. */
 export async function startMesh(env: Record<string, string> = {}): Promise<MeshInstance> {
   const cluster = env.MESH_CLUSTER ?? uniqueName('mesh');
-  const svc = await startService(meshService, {
+  const svc = await bootMesh({
     env: {
       PORT: '0',
       GRPC_PORT: '0',

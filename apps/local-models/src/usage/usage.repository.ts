@@ -2,6 +2,8 @@ import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
 export type UsageRow = Prisma.UsageRecordCreateManyInput;
+/** A stored usage record, as the view reads it. */
+export type { UsageRecord as StoredUsageRecord } from '../generated/prisma/client';
 
 export interface UsageFilter {
   from?: Date;

@@ -1,7 +1,7 @@
 import type { localModels } from '@platform/contracts';
-import type { UsageRecord } from '../generated/prisma/client';
+import type { StoredUsageRecord } from './usage.repository';
 
-export function usageView(row: UsageRecord): localModels.UsageRecord {
+export function usageView(row: StoredUsageRecord): localModels.UsageRecord {
   return {
     id: row.id,
     at: row.at.toISOString(),
