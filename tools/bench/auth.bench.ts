@@ -28,7 +28,20 @@ async function localVerification() {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const now = Math.floor(Date.now() / 1000);
   const token = jwt.sign(
-    { sub: 'u', iss: 'https://auth.bench', aud: ['agent-platform'], iat: now, nbf: now, exp: now + 3600, jti: randomUUID(), scope: 'api', roles: ['user'], permissions: ['registry:read'], user: { id: 'u', email: null, name: null }, client_id: 'bench' },
+    {
+      sub: 'u',
+      iss: 'https://auth.bench',
+      aud: ['agent-platform'],
+      iat: now,
+      nbf: now,
+      exp: now + 3600,
+      jti: randomUUID(),
+      scope: 'api',
+      roles: ['user'],
+      permissions: ['registry:read'],
+      user: { id: 'u', email: null, name: null },
+      client_id: 'bench',
+    },
     privateKey,
     { algorithm: 'RS256', keyid: 'k1' },
   );
@@ -55,7 +68,10 @@ async function localVerification() {
   let rawVerify = 0;
   let local = 0;
   for (let round = 0; round < 5; round++) {
-    rawVerify = Math.max(rawVerify, opsPerSecond(1, () => verify('RSA-SHA256', data, publicKey, signature)));
+    rawVerify = Math.max(
+      rawVerify,
+      opsPerSecond(1, () => verify('RSA-SHA256', data, publicKey, signature)),
+    );
     local = Math.max(local, await localOnce(1));
   }
   const rawSign = opsPerSecond(2, () => sign('RSA-SHA256', data, privateKey));
@@ -84,7 +100,10 @@ async function startService(): Promise<() => void> {
   });
   for (let i = 0; i < 120; i++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const ready = await fetch(`http://127.0.0.1:${PORT}/health/ready`).then((res) => res.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${PORT}/health/ready`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ready) return () => child.kill('SIGTERM');
   }
   child.kill('SIGKILL');
@@ -93,7 +112,10 @@ async function startService(): Promise<() => void> {
 
 /** node-oidc-provider's introspection endpoint in its own process (the package is ESM-only). */
 async function startIntrospectionPeer(): Promise<{ port: number; token: string; authorization: string; stop: () => void }> {
-  const child = fork(path.join(__dirname, 'lib/oidc-introspection.mjs'), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } });
+  const child = fork(path.join(__dirname, 'lib/oidc-introspection.mjs'), {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   const ready = await new Promise<{ port: number; token: string; authorization: string }>((resolve, reject) => {
     child.once('message', (message) => resolve(message as { port: number; token: string; authorization: string }));
     child.once('exit', (code) => reject(new Error(`the introspection peer exited with ${code}`)));
@@ -106,13 +128,16 @@ async function main() {
   const crypto = await localVerification();
   console.log(`raw RS256 verify (node:crypto)        ${fmt(crypto.rawVerify)} /s`);
   console.log(`raw RS256 sign (node:crypto)          ${fmt(crypto.rawSign)} /s`);
-  console.log(`libs/jwt local verification           ${fmt(crypto.local)} tokens/s = ${fmt((100 * crypto.local) / crypto.rawVerify, 1)} % of raw verify (target >= 80 %)`);
+  console.log(
+    `libs/jwt local verification           ${fmt(crypto.local)} tokens/s = ${fmt((100 * crypto.local) / crypto.rawVerify, 1)} % of raw verify (target >= 80 %)`,
+  );
 
   const stop = await startService();
   try {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const base = `http://127.0.0.1:${PORT}/api/v1/auth`;
-    const login = () => post(agent, new URL(`${base}/login`), { username: ADMIN.username, password: ADMIN.password, client_id: 'bench', grant_type: 'password' });
+    const login = () =>
+      post(agent, new URL(`${base}/login`), { username: ADMIN.username, password: ADMIN.password, client_id: 'bench', grant_type: 'password' });
     const first = await login();
     if (first.status !== 200) throw new Error(`login failed: ${first.status}`);
 
@@ -122,7 +147,14 @@ async function main() {
     let validateBest = 0;
     let peerBest = 0;
     for (let round = 0; round < 3; round++) {
-      const ours = await autocannon({ url: `${base}/validate`, method: 'POST', connections: 32, duration: SECONDS, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: first.body.access_token }) });
+      const ours = await autocannon({
+        url: `${base}/validate`,
+        method: 'POST',
+        connections: 32,
+        duration: SECONDS,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: first.body.access_token }),
+      });
       const theirs = await autocannon({
         url: `http://127.0.0.1:${peer.port}/token/introspection`,
         method: 'POST',
@@ -136,7 +168,9 @@ async function main() {
       peerBest = Math.max(peerBest, theirs.requests.average);
     }
     peer.stop();
-    console.log(`POST /validate c=32 ${fmt(validateBest)} req/s beside oidc-provider introspection ${fmt(peerBest)} req/s = ${fmt(validateBest / peerBest, 2)}x (target >= 1x)`);
+    console.log(
+      `POST /validate c=32 ${fmt(validateBest)} req/s beside oidc-provider introspection ${fmt(peerBest)} req/s = ${fmt(validateBest / peerBest, 2)}x (target >= 1x)`,
+    );
 
     // autocannon drives /validate: the load generator shares this machine's two cores with the
     // service, so it must cost as little as possible.
@@ -150,10 +184,14 @@ async function main() {
         body: JSON.stringify({ token: first.body.access_token }),
       });
       const errors = validate.errors + validate.non2xx;
-      console.log(`POST /validate  c=${connections}${connections < 10 ? ' ' : ''}  ${fmt(validate.requests.average)} req/s  p50 ${fmt(validate.latency.p50, 2)} ms  p99 ${fmt(validate.latency.p99, 2)} ms  errors ${errors}  (target >= 5,000 req/s, p99 < 10 ms)`);
+      console.log(
+        `POST /validate  c=${connections}${connections < 10 ? ' ' : ''}  ${fmt(validate.requests.average)} req/s  p50 ${fmt(validate.latency.p50, 2)} ms  p99 ${fmt(validate.latency.p99, 2)} ms  errors ${errors}  (target >= 5,000 req/s, p99 < 10 ms)`,
+      );
     }
     const live = await autocannon({ url: `http://127.0.0.1:${PORT}/health/live`, connections: 32, duration: Math.min(SECONDS, 5) });
-    console.log(`GET /health/live c=32 ${fmt(live.requests.average)} req/s  p99 ${fmt(live.latency.p99, 2)} ms  (the service's floor: Express and the shared middleware, no work)`);
+    console.log(
+      `GET /health/live c=32 ${fmt(live.requests.average)} req/s  p99 ${fmt(live.latency.p99, 2)} ms  (the service's floor: Express and the shared middleware, no work)`,
+    );
 
     const sessions = await Promise.all(Array.from({ length: 8 }, async () => (await login()).body.refresh_token as string));
     const refresh = await load(8, SECONDS, async (worker) => {
@@ -161,10 +199,14 @@ async function main() {
       if (res.status === 200) sessions[worker] = res.body.refresh_token;
       return res.status;
     });
-    console.log(`POST /refresh   c=8   ${fmt(refresh.perSecond)} req/s  p50 ${fmt(refresh.p50, 2)} ms  p99 ${fmt(refresh.p99, 2)} ms  errors ${refresh.errors}  (one RS256 sign + a Postgres transaction each)`);
+    console.log(
+      `POST /refresh   c=8   ${fmt(refresh.perSecond)} req/s  p50 ${fmt(refresh.p50, 2)} ms  p99 ${fmt(refresh.p99, 2)} ms  errors ${refresh.errors}  (one RS256 sign + a Postgres transaction each)`,
+    );
 
     const logins = await load(4, SECONDS, async () => (await login()).status);
-    console.log(`POST /login     c=4   ${fmt(logins.perSecond, 1)} req/s  p50 ${fmt(logins.p50, 2)} ms  p99 ${fmt(logins.p99, 2)} ms  errors ${logins.errors}  (scrypt N=2^15: memory-hard by design)`);
+    console.log(
+      `POST /login     c=4   ${fmt(logins.perSecond, 1)} req/s  p50 ${fmt(logins.p50, 2)} ms  p99 ${fmt(logins.p99, 2)} ms  errors ${logins.errors}  (scrypt N=2^15: memory-hard by design)`,
+    );
     agent.destroy();
   } finally {
     stop();

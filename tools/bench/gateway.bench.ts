@@ -38,11 +38,15 @@ const json = (res: http.ServerResponse, status: number, body: unknown) => {
 function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: { ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }), ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      url,
+      { method, agent, headers: { ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }), ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -63,14 +67,54 @@ async function measure(name: string, once: () => Promise<void>): Promise<{ name:
 async function main(): Promise<void> {
   const issuer = await new TestIssuer().start();
   const now = new Date().toISOString();
-  const registryAgent = { namespace: 'bench', name: 'a', owner: 'x', displayName: null, summary: null, homepage: null, repository: null, keywords: [], compliance: [], latestVersion: '1.0.0', description: null, kind: 'Agent', agentKind: null, agentType: null, tier: null, status: 'active', capabilities: ['summarize'], tags: [], labels: {}, certified: false, certifiedVersion: null, createdAt: now, updatedAt: now };
+  const registryAgent = {
+    namespace: 'bench',
+    name: 'a',
+    owner: 'x',
+    displayName: null,
+    summary: null,
+    homepage: null,
+    repository: null,
+    keywords: [],
+    compliance: [],
+    latestVersion: '1.0.0',
+    description: null,
+    kind: 'Agent',
+    agentKind: null,
+    agentType: null,
+    tier: null,
+    status: 'active',
+    capabilities: ['summarize'],
+    tags: [],
+    labels: {},
+    certified: false,
+    certifiedVersion: null,
+    createdAt: now,
+    updatedAt: now,
+  };
   const registry = await server((_req, _body, res) => json(res, 200, { items: [registryAgent], total: 1, limit: 50, offset: 0 }));
   const mcp = await server((_req, _body, res) =>
-    json(res, 200, { connections: [{ id: randomUUID(), name: 'everything', protocol: 'stdio', capabilities: ['summarize'], health: { status: 'healthy', uptime: 1 }, load: 0, endpoint: { command: 'x' } }], totalMatching: 1, loadBalanced: true, strategy: 'least-loaded' }),
+    json(res, 200, {
+      connections: [
+        {
+          id: randomUUID(),
+          name: 'everything',
+          protocol: 'stdio',
+          capabilities: ['summarize'],
+          health: { status: 'healthy', uptime: 1 },
+          load: 0,
+          endpoint: { command: 'x' },
+        },
+      ],
+      totalMatching: 1,
+      loadBalanced: true,
+      strategy: 'least-loaded',
+    }),
   );
   // The mesh delivers each message to the "agent", which answers at its reply URL at once.
   const mesh = await server((req, body, res) => {
-    if (req.method === 'GET') return json(res, 200, { agents: [{ id: 'live', name: 'a', capabilities: ['summarize'], endpoint: null, status: 'passing', metadata: {} }], total: 1 });
+    if (req.method === 'GET')
+      return json(res, 200, { agents: [{ id: 'live', name: 'a', capabilities: ['summarize'], endpoint: null, status: 'passing', metadata: {} }], total: 1 });
     if (req.method === 'POST' && req.url === '/api/v1/agents') return json(res, 201, { id: JSON.parse(body).id });
     if (req.method === 'POST' && req.url === '/api/v1/messages') {
       const message = JSON.parse(body) as { message_id: string; to: string; payload: { reply_to: string; input: unknown } };
@@ -85,7 +129,28 @@ async function main(): Promise<void> {
   const registryWithPublish = await server((req, body, res) => {
     if (req.method === 'POST') {
       const metadata = JSON.parse(body).metadata;
-      return json(res, 201, { agent: { ...registryAgent, name: metadata.name }, version: { namespace: 'bench', name: metadata.name, version: '1.0.0', prerelease: false, latest: true, format: 'json', digest: 'x', size: 1, schemaVersion: '0.4.7', warnings: [], publishedBy: 'x', publishedAt: now, unpublished: false, unpublishedAt: null, certification: null, manifestUrl: '/' }, created: true });
+      return json(res, 201, {
+        agent: { ...registryAgent, name: metadata.name },
+        version: {
+          namespace: 'bench',
+          name: metadata.name,
+          version: '1.0.0',
+          prerelease: false,
+          latest: true,
+          format: 'json',
+          digest: 'x',
+          size: 1,
+          schemaVersion: '0.4.7',
+          warnings: [],
+          publishedBy: 'x',
+          publishedAt: now,
+          unpublished: false,
+          unpublishedAt: null,
+          certification: null,
+          manifestUrl: '/',
+        },
+        created: true,
+      });
     }
     json(res, 200, { items: [registryAgent], total: 1, limit: 50, offset: 0 });
   });
@@ -143,7 +208,12 @@ async function main(): Promise<void> {
     await measure('execute direct', async () => {
       const id = randomUUID();
       const replied = new Promise<void>((resolve) => waiting.set(id, resolve));
-      await call('POST', `${mesh.url}/api/v1/messages`, { to: agentId, message_id: id, payload: { input: { text: 'hi' }, reply_to: `${replies.url}/${id}` } }, { authorization });
+      await call(
+        'POST',
+        `${mesh.url}/api/v1/messages`,
+        { to: agentId, message_id: id, payload: { input: { text: 'hi' }, reply_to: `${replies.url}/${id}` } },
+        { authorization },
+      );
       await replied;
       waiting.delete(id);
     }),
@@ -151,10 +221,15 @@ async function main(): Promise<void> {
 
   console.log(`\ngateway overhead, sequential, ${REQUESTS} requests after ${WARMUP} warm-up (ms)`);
   for (const result of results) console.log(`  ${result.name.padEnd(22)} p50 ${result.p50.toFixed(2).padStart(6)}  p99 ${result.p99.toFixed(2).padStart(6)}`);
-  for (const [via, direct] of [[results[0], results[1]], [results[2], results[3]]]) {
+  for (const [via, direct] of [
+    [results[0], results[1]],
+    [results[2], results[3]],
+  ]) {
     const p50 = via.p50 - direct.p50;
     const p99 = via.p99 - direct.p99;
-    console.log(`  overhead ${via.name.split(' ')[0].padEnd(8)}       p50 ${p50.toFixed(2).padStart(6)}  p99 ${p99.toFixed(2).padStart(6)}  (targets < 2 and < 10: ${p50 < 2 && p99 < 10 ? 'met' : 'missed'})`);
+    console.log(
+      `  overhead ${via.name.split(' ')[0].padEnd(8)}       p50 ${p50.toFixed(2).padStart(6)}  p99 ${p99.toFixed(2).padStart(6)}  (targets < 2 and < 10: ${p50 < 2 && p99 < 10 ? 'met' : 'missed'})`,
+    );
   }
   await call('DELETE', `${base}/agents/${agentId}`, undefined, { authorization });
   await gateway.stop();

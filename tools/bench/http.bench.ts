@@ -15,7 +15,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MODES = ['bare', 'kit', 'kit-auth'] as const;
 
 async function start(mode: string, port: number): Promise<{ child: ChildProcess; authorization: string }> {
-  const child = fork(path.join(__dirname, 'lib/http-server.ts'), [mode, String(port)], { execArgv: ['--import', 'tsx'], env: { ...process.env, OTEL_SDK_DISABLED: 'true' } });
+  const child = fork(path.join(__dirname, 'lib/http-server.ts'), [mode, String(port)], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, OTEL_SDK_DISABLED: 'true' },
+  });
   const ready = await new Promise<{ authorization: string }>((resolve, reject) => {
     child.once('message', (message) => resolve(message as { authorization: string }));
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
@@ -52,7 +55,9 @@ async function main(): Promise<void> {
   console.log(`\nshared request path, c=32, ${SECONDS} s x ${ROUNDS} rounds (best round)`);
   for (const mode of MODES) {
     const r = best(mode);
-    console.log(`  ${mode.padEnd(9)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  ${fmt((100 * r.rps) / floor)}% of bare Express`);
+    console.log(
+      `  ${mode.padEnd(9)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  ${fmt((100 * r.rps) / floor)}% of bare Express`,
+    );
   }
 }
 

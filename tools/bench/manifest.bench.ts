@@ -61,5 +61,7 @@ for (const [name, work] of cases) {
 // The target holds for every input form, so the verdict takes the slowest typical case.
 const typicalRate = Math.min(...[...results].filter(([name]) => name.startsWith('typical')).map(([, rate]) => rate));
 const verdict = typicalRate >= TARGET_PER_SECOND ? 'meets' : 'MISSES';
-console.log(`\nslowest typical case: ${Math.round(typicalRate).toLocaleString('en-US')}/s ${verdict} the target of ${TARGET_PER_SECOND.toLocaleString('en-US')}/s`);
+console.log(
+  `\nslowest typical case: ${Math.round(typicalRate).toLocaleString('en-US')}/s ${verdict} the target of ${TARGET_PER_SECOND.toLocaleString('en-US')}/s`,
+);
 if (typicalRate < TARGET_PER_SECOND) process.exitCode = 1;

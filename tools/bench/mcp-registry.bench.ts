@@ -23,7 +23,11 @@ const BATCH_TARGET = 3;
 const DISCOVERY_TARGET_MS = 20;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 async function main(): Promise<void> {
@@ -90,8 +94,12 @@ async function main(): Promise<void> {
     const batch = median(batches);
     const ratio = batch / single;
     console.log(`single check (ping + tools/list on a supervised server), median of ${SINGLE_RUNS}   ${ms(single)}`);
-    console.log(`batch check of ${SERVERS} stdio servers, median of ${BATCH_RUNS}                        ${ms(batch)}   summary ${JSON.stringify(lastSummary)} (healthy after warm-up: ${coldHealthy})`);
-    console.log(`batch / single                                                     ${ratio.toFixed(2)}x   target <= ${BATCH_TARGET}x  ${ratio <= BATCH_TARGET ? 'PASS' : 'MISS'}\n`);
+    console.log(
+      `batch check of ${SERVERS} stdio servers, median of ${BATCH_RUNS}                        ${ms(batch)}   summary ${JSON.stringify(lastSummary)} (healthy after warm-up: ${coldHealthy})`,
+    );
+    console.log(
+      `batch / single                                                     ${ratio.toFixed(2)}x   target <= ${BATCH_TARGET}x  ${ratio <= BATCH_TARGET ? 'PASS' : 'MISS'}\n`,
+    );
 
     // Ends the 50 processes before the discovery case, so it measures discovery alone.
     for (const id of ids) await fetch(`${base}/connections/${id}`, { method: 'DELETE', headers: auth });
@@ -120,8 +128,18 @@ async function main(): Promise<void> {
       }),
     });
     const cases: Array<[string, object]> = [
-      ['one capability (about 15% match), least-loaded, max 5', { capabilities: [capabilities[3]], loadBalancing: { strategy: 'least-loaded', maxConnections: 5 } }],
-      ['two capabilities + protocol + minUptime filters', { capabilities: [capabilities[3], capabilities[4]], filters: { protocol: 'http', minUptime: 600 }, loadBalancing: { strategy: 'least-loaded', maxConnections: 3 } }],
+      [
+        'one capability (about 15% match), least-loaded, max 5',
+        { capabilities: [capabilities[3]], loadBalancing: { strategy: 'least-loaded', maxConnections: 5 } },
+      ],
+      [
+        'two capabilities + protocol + minUptime filters',
+        {
+          capabilities: [capabilities[3], capabilities[4]],
+          filters: { protocol: 'http', minUptime: 600 },
+          loadBalancing: { strategy: 'least-loaded', maxConnections: 3 },
+        },
+      ],
       ['no capability: all 1,000 match, least-loaded, max 10', { capabilities: [], loadBalancing: { strategy: 'least-loaded', maxConnections: 10 } }],
     ];
     for (const [label, body] of cases) {

@@ -17,10 +17,56 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 600);
 const SEARCH_TARGET_MS = 50;
 
 const WORDS = [
-  'review', 'code', 'security', 'audit', 'deploy', 'monitor', 'translate', 'summarize', 'invoice', 'support', 'triage', 'schedule',
-  'research', 'analytics', 'pipeline', 'database', 'migration', 'compliance', 'privacy', 'search', 'index', 'crawler', 'chat', 'voice',
-  'image', 'vision', 'planner', 'forecast', 'pricing', 'inventory', 'logistics', 'billing', 'onboarding', 'recruiting', 'legal', 'contract',
-  'medical', 'finance', 'trading', 'risk', 'fraud', 'marketing', 'seo', 'content', 'editor', 'testing', 'incident', 'oncall', 'backup', 'kubernetes',
+  'review',
+  'code',
+  'security',
+  'audit',
+  'deploy',
+  'monitor',
+  'translate',
+  'summarize',
+  'invoice',
+  'support',
+  'triage',
+  'schedule',
+  'research',
+  'analytics',
+  'pipeline',
+  'database',
+  'migration',
+  'compliance',
+  'privacy',
+  'search',
+  'index',
+  'crawler',
+  'chat',
+  'voice',
+  'image',
+  'vision',
+  'planner',
+  'forecast',
+  'pricing',
+  'inventory',
+  'logistics',
+  'billing',
+  'onboarding',
+  'recruiting',
+  'legal',
+  'contract',
+  'medical',
+  'finance',
+  'trading',
+  'risk',
+  'fraud',
+  'marketing',
+  'seo',
+  'content',
+  'editor',
+  'testing',
+  'incident',
+  'oncall',
+  'backup',
+  'kubernetes',
 ];
 const CAPABILITIES = ['filesystem-read', 'network-outbound', 'database-read', 'tool-execution', 'browser', 'secrets-read', 'gpu', 'human-interaction'];
 const TIERS = ['tier_1_read', 'tier_2_write_limited', 'tier_3_write_elevated', 'tier_4_system_admin'];
@@ -51,7 +97,9 @@ async function throughput(name: string, request: (i: number) => Promise<void>): 
   );
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const perSecond = done / seconds;
-  console.log(`${name.padEnd(44)} ${Math.round(perSecond).toLocaleString('en-US').padStart(8)} req/s   (${done} requests, ${CONCURRENCY} concurrent, ${seconds.toFixed(1)} s)`);
+  console.log(
+    `${name.padEnd(44)} ${Math.round(perSecond).toLocaleString('en-US').padStart(8)} req/s   (${done} requests, ${CONCURRENCY} concurrent, ${seconds.toFixed(1)} s)`,
+  );
   return perSecond;
 }
 
@@ -171,7 +219,9 @@ async function main(): Promise<void> {
     const loadStart = Date.now();
     await loadAgents(db, searchNs);
     const total = await db.agent.count({ where: { deletedAt: null } });
-    console.log(`\nloaded ${AGENTS.toLocaleString('en-US')} agents in ${((Date.now() - loadStart) / 1000).toFixed(1)} s (${total.toLocaleString('en-US')} live agents in the registry)`);
+    console.log(
+      `\nloaded ${AGENTS.toLocaleString('en-US')} agents in ${((Date.now() - loadStart) / 1000).toFixed(1)} s (${total.toLocaleString('en-US')} live agents in the registry)`,
+    );
     const queries = [
       (i: number) => `q=${pick(WORDS, i)}`,
       (i: number) => `q=${pick(WORDS, i)}%20${pick(WORDS, i * 7 + 3)}`,

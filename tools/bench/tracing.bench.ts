@@ -51,7 +51,17 @@ function template(): { body: Buffer; offsets: number[][] } {
   const body = Buffer.from(
     ExportTraceServiceRequest.encode(
       ExportTraceServiceRequest.fromObject({
-        resourceSpans: [{ resource: { attributes: [{ key: 'openinference.project.name', value: { stringValue: INGEST_PROJECT } }, { key: 'service.name', value: { stringValue: 'bench' } }] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }],
+        resourceSpans: [
+          {
+            resource: {
+              attributes: [
+                { key: 'openinference.project.name', value: { stringValue: INGEST_PROJECT } },
+                { key: 'service.name', value: { stringValue: 'bench' } },
+              ],
+            },
+            scopeSpans: [{ scope: { name: 'bench' }, spans }],
+          },
+        ],
       }),
     ).finish(),
   );
@@ -75,10 +85,14 @@ function freshBody(t: { body: Buffer; offsets: number[][] }): Buffer {
 
 function postProtobuf(agent: http.Agent, url: URL, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length, 'x-api-key': KEY } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length, 'x-api-key': KEY } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -122,11 +136,13 @@ function decodeLimits(t: { body: Buffer; offsets: number[][] }) {
 /** The same rows written straight to Postgres by INSERT ... SELECT FROM unnest, 2,000 per statement, 2 connections. */
 async function insertLimit(t: { body: Buffer; offsets: number[][] }): Promise<number> {
   const rows = Array.from({ length: 20 }, () => convertRequest(decodeProtobuf(freshBody(t)), { oldestNano: 0n, newestNano: 10n ** 30n }).spans).flat();
-  const clients = await Promise.all([0, 1].map(async () => {
-    const client = new Client({ connectionString: testDatabaseUrl, options: '-c search_path=tracing' });
-    await client.connect();
-    return client;
-  }));
+  const clients = await Promise.all(
+    [0, 1].map(async () => {
+      const client = new Client({ connectionString: testDatabaseUrl, options: '-c search_path=tracing' });
+      await client.connect();
+      return client;
+    }),
+  );
   const sql = `INSERT INTO spans (project, trace_id, span_id, parent_span_id, name, kind, status_code, status_message, start_time,
       start_unix_nano, end_unix_nano, duration_nano, trace_state, flags, attributes, events, links, resource, scope, dropped)
     SELECT p, t, s, pa, n, k, sc, sm, to_timestamp((st / 1000)::double precision / 1000000), st, en, en - st, ts, f, a, e, l, r, sco, d
@@ -141,10 +157,24 @@ async function insertLimit(t: { body: Buffer; offsets: number[][] }): Promise<nu
       while (performance.now() < deadline) {
         const batch = rows.map((row) => ({ ...row, traceId: randomBytes(16).toString('hex') }));
         await client.query(sql, [
-          batch.map((r) => `${r.project}-raw`), batch.map((r) => r.traceId), batch.map((r) => r.spanId), batch.map((r) => r.parentSpanId), batch.map((r) => r.name),
-          batch.map((r) => r.kind), batch.map((r) => r.statusCode), batch.map((r) => r.statusMessage), batch.map((r) => r.startUnixNano.toString()),
-          batch.map((r) => r.endUnixNano.toString()), batch.map((r) => r.traceState), batch.map((r) => r.flags), batch.map((r) => r.attributes),
-          batch.map((r) => r.events), batch.map((r) => r.links), batch.map((r) => r.resource), batch.map((r) => r.scope), batch.map((r) => r.dropped),
+          batch.map((r) => `${r.project}-raw`),
+          batch.map((r) => r.traceId),
+          batch.map((r) => r.spanId),
+          batch.map((r) => r.parentSpanId),
+          batch.map((r) => r.name),
+          batch.map((r) => r.kind),
+          batch.map((r) => r.statusCode),
+          batch.map((r) => r.statusMessage),
+          batch.map((r) => r.startUnixNano.toString()),
+          batch.map((r) => r.endUnixNano.toString()),
+          batch.map((r) => r.traceState),
+          batch.map((r) => r.flags),
+          batch.map((r) => r.attributes),
+          batch.map((r) => r.events),
+          batch.map((r) => r.links),
+          batch.map((r) => r.resource),
+          batch.map((r) => r.scope),
+          batch.map((r) => r.dropped),
         ]);
         written += batch.length;
       }
@@ -161,7 +191,9 @@ async function seed(db: Client, total: number): Promise<string[]> {
   for (let d = 0; d <= 7; d++) {
     const start = new Date(Math.floor((Date.now() - d * day) / day) * day);
     const name = `spans_p${start.toISOString().slice(0, 10).replace(/-/g, '')}`;
-    await db.query(`CREATE TABLE IF NOT EXISTS "${name}" PARTITION OF spans FOR VALUES FROM ('${start.toISOString()}') TO ('${new Date(start.getTime() + day).toISOString()}')`);
+    await db.query(
+      `CREATE TABLE IF NOT EXISTS "${name}" PARTITION OF spans FOR VALUES FROM ('${start.toISOString()}') TO ('${new Date(start.getTime() + day).toISOString()}')`,
+    );
   }
   const chunk = 100_000;
   for (let offset = 0; offset < total; offset += chunk) {

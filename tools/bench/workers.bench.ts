@@ -35,7 +35,9 @@ async function rawBullmq(): Promise<number> {
   const name = `workers.bench-raw-${randomUUID().slice(0, 8)}`;
   const queue = new Queue(name, { connection: connection() });
   for (let i = 0; i < RAW_JOBS; i += 1000) {
-    await queue.addBulk(Array.from({ length: Math.min(1000, RAW_JOBS - i) }, (_, j) => ({ name: 'noop', data: { i: i + j }, opts: { removeOnComplete: true } })));
+    await queue.addBulk(
+      Array.from({ length: Math.min(1000, RAW_JOBS - i) }, (_, j) => ({ name: 'noop', data: { i: i + j }, opts: { removeOnComplete: true } })),
+    );
   }
   let done = 0;
   const start = process.hrtime.bigint();
@@ -78,7 +80,8 @@ async function delaysOf(db: Db, ids: string[]): Promise<number[]> {
 }
 
 async function untilEnded(db: Db, id: string): Promise<void> {
-  while (['pending', 'running'].includes((await db.run.findUniqueOrThrow({ where: { id }, select: { state: true } })).state)) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (['pending', 'running'].includes((await db.run.findUniqueOrThrow({ where: { id }, select: { state: true } })).state))
+    await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
@@ -116,7 +119,11 @@ async function main(): Promise<void> {
   const steps = dag(targetUrl);
   const name = `bench-${randomUUID().slice(0, 8)}`;
   const post = async () => {
-    const res = await fetch(`${svc.url}/api/v1/workflows`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ name, steps }) });
+    const res = await fetch(`${svc.url}/api/v1/workflows`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, steps }),
+    });
     if (res.status !== 202) throw new Error(`POST /workflows answered ${res.status}: ${await res.text()}`);
     return ((await res.json()) as { workflow_id: string }).workflow_id;
   };
@@ -137,8 +144,16 @@ async function main(): Promise<void> {
   const used = process.cpuUsage(cpu);
   const states = await db.run.groupBy({ by: ['state'], where: { id: { in: ids } }, _count: true });
   const total = RUNS * STEPS;
-  console.log(`${RUNS} runs x ${STEPS}-step DAG of no-op http steps`.padEnd(62), `${Math.round(total / seconds).toLocaleString('en-US').padStart(8)} steps/s   (${total} steps in ${seconds.toFixed(1)} s; runs ${states.map((s) => `${s.state} ${s._count}`).join(', ')})`);
-  console.log('CPU of this process per step (API, workers, target server)'.padEnd(62), `${((used.user + used.system) / 1000 / total).toFixed(2)} ms   (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`);
+  console.log(
+    `${RUNS} runs x ${STEPS}-step DAG of no-op http steps`.padEnd(62),
+    `${Math.round(total / seconds)
+      .toLocaleString('en-US')
+      .padStart(8)} steps/s   (${total} steps in ${seconds.toFixed(1)} s; runs ${states.map((s) => `${s.state} ${s._count}`).join(', ')})`,
+  );
+  console.log(
+    'CPU of this process per step (API, workers, target server)'.padEnd(62),
+    `${((used.user + used.system) / 1000 / total).toFixed(2)} ms   (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
+  );
 
   const sorted = (await delaysOf(db, ids)).sort((a, b) => a - b);
   console.log(

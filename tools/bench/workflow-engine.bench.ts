@@ -34,9 +34,18 @@ function tenNodeFlow() {
       n('end', 'Merge', { inputs: { ok: '{{check.result}}' } }),
     ],
     edges: [
-      ['start', 'c1'], ['start', 'c2'], ['start', 'c3'], ['start', 'c4'],
-      ['c1', 'm1'], ['c2', 'm1'], ['c3', 'm2'], ['c4', 'm2'],
-      ['m1', 'both'], ['m2', 'both'], ['both', 'check'], ['check', 'end'],
+      ['start', 'c1'],
+      ['start', 'c2'],
+      ['start', 'c3'],
+      ['start', 'c4'],
+      ['c1', 'm1'],
+      ['c2', 'm1'],
+      ['c3', 'm2'],
+      ['c4', 'm2'],
+      ['m1', 'both'],
+      ['m2', 'both'],
+      ['both', 'check'],
+      ['check', 'end'],
     ].map(([source, target]) => ({ source, target })),
   };
 }
@@ -59,14 +68,19 @@ async function main() {
   });
   const auth = issuer.bearer(['workflows:read', 'workflows:write']);
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const created = await post('/api/v1/workflows', { name: 'bench ten logic nodes', category: 'bench', flow: tenNodeFlow() });
   if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
   const execute = async () => {
     const res = await post(`/api/v1/workflows/${created.body.id}/execute`, { options: { async: false } });
-    if (res.status !== 200 || res.body.status !== 'completed') throw new Error(`execution did not complete: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    if (res.status !== 200 || res.body.status !== 'completed')
+      throw new Error(`execution did not complete: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     return String(res.body.executionId);
   };
   for (let i = 0; i < 50; i++) await execute();
@@ -87,7 +101,10 @@ async function main() {
 
   const pg = new Client({ connectionString: testDatabaseUrl });
   await pg.connect();
-  const rows = await pg.query<{ nodes: Record<string, { startedAt: string; completedAt: string }> }>('SELECT nodes FROM "workflow-engine"."Execution" WHERE id = ANY($1::uuid[])', [ids]);
+  const rows = await pg.query<{ nodes: Record<string, { startedAt: string; completedAt: string }> }>(
+    'SELECT nodes FROM "workflow-engine"."Execution" WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
   await pg.end();
   const flow = tenNodeFlow();
   const delays: number[] = [];
@@ -98,9 +115,15 @@ async function main() {
     }
   }
   delays.sort((a, b) => a - b);
-  console.log(`10-node logic workflow: ${Math.round(perSecond)} executions/s  (${ids.length} executions, ${CONCURRENCY} concurrent, ${seconds.toFixed(1)} s; target >= 300/s)`);
-  console.log(`service process CPU: ${cpuMsPerExecution.toFixed(2)} ms per execution (HTTP, engine, Prisma, BullMQ; Postgres and Redis not counted) = ${Math.round(1000 / cpuMsPerExecution)} executions/s per core`);
-  console.log(`node-to-node scheduling delay: p50 ${percentile(delays, 50)} ms, p95 ${percentile(delays, 95)} ms, p99 ${percentile(delays, 99)} ms  (${delays.length} edges; target p95 < 20 ms)`);
+  console.log(
+    `10-node logic workflow: ${Math.round(perSecond)} executions/s  (${ids.length} executions, ${CONCURRENCY} concurrent, ${seconds.toFixed(1)} s; target >= 300/s)`,
+  );
+  console.log(
+    `service process CPU: ${cpuMsPerExecution.toFixed(2)} ms per execution (HTTP, engine, Prisma, BullMQ; Postgres and Redis not counted) = ${Math.round(1000 / cpuMsPerExecution)} executions/s per core`,
+  );
+  console.log(
+    `node-to-node scheduling delay: p50 ${percentile(delays, 50)} ms, p95 ${percentile(delays, 95)} ms, p99 ${percentile(delays, 99)} ms  (${delays.length} edges; target p95 < 20 ms)`,
+  );
   await svc.stop();
   await issuer.stop();
 }

@@ -45,7 +45,11 @@ async function main(app: string | undefined): Promise<void> {
 
   // The external packages the bundle needs, with the versions of the root package.json: the image
   // installs the workspace's production dependencies, and this list says which of them matter.
-  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
   const externals = new Set<string>();
   for (const output of Object.values(service.metafile?.outputs ?? {})) {
     for (const imported of output.imports) {
@@ -67,7 +71,9 @@ async function main(app: string | undefined): Promise<void> {
   );
   if (missing.length) {
     // A package only in devDependencies would be missing from the production image.
-    throw new Error(`apps/${app} imports ${missing.join(', ')} at run time, but package.json lists ${missing.length > 1 ? 'them' : 'it'} only as a dev dependency (or not at all)`);
+    throw new Error(
+      `apps/${app} imports ${missing.join(', ')} at run time, but package.json lists ${missing.length > 1 ? 'them' : 'it'} only as a dev dependency (or not at all)`,
+    );
   }
   const size = readFileSync(path.join(outdir, 'main.js')).length;
   console.log(`${app}: dist/apps/${app}/main.js (${(size / 1024).toFixed(0)} KiB) and migrate.js in ${Date.now() - started} ms`);

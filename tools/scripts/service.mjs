@@ -63,7 +63,10 @@ stopOnSignals([service], () => process.exit(0));
 try {
   await waitReady(port, { gone: () => (service.exit ? describeExit(service.exit) : null) });
   const url = `http://127.0.0.1:${port}`;
-  const lines = ['', `${green('●')} ${bold(app.name)} ready at ${cyan(`${url}${app.basePath === '/' ? '' : app.basePath}`)}   docs ${cyan(`${url}/docs`)}   OpenAPI ${cyan(`${url}/openapi.json`)}`];
+  const lines = [
+    '',
+    `${green('●')} ${bold(app.name)} ready at ${cyan(`${url}${app.basePath === '/' ? '' : app.basePath}`)}   docs ${cyan(`${url}/docs`)}   OpenAPI ${cyan(`${url}/openapi.json`)}`,
+  ];
   if (admin) {
     const login = await checkLogin(port, admin);
     lines.push(loginHelp(url, admin));

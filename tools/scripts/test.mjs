@@ -7,7 +7,12 @@ import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, discoverApps, databaseUrlFor, 
 
 await ensureInstalled();
 await ensureServices({
-  databaseUrls: [process.env.DATABASE_URL || DEFAULT_DATABASE_URL, ...discoverApps().filter((app) => app.hasPrisma).map((app) => databaseUrlFor(app.name))],
+  databaseUrls: [
+    process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    ...discoverApps()
+      .filter((app) => app.hasPrisma)
+      .map((app) => databaseUrlFor(app.name)),
+  ],
   redisUrl: process.env.REDIS_URL || DEFAULT_REDIS_URL,
 });
 

@@ -42,7 +42,10 @@ for (const app of skipped) console.log(`${yellow('!')} ${app.name}: ${app.dir}/s
 if (!apps.length) fail('No service to start: no apps/<name>/src/main.ts in this checkout.');
 
 const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
-await ensureServices({ databaseUrls: [process.env.DATABASE_URL || DEFAULT_DATABASE_URL, ...apps.filter((a) => a.hasPrisma).map((a) => databaseUrlFor(a.name))], redisUrl });
+await ensureServices({
+  databaseUrls: [process.env.DATABASE_URL || DEFAULT_DATABASE_URL, ...apps.filter((a) => a.hasPrisma).map((a) => databaseUrlFor(a.name))],
+  redisUrl,
+});
 
 const withPrisma = apps.filter((app) => app.hasPrisma);
 if (withPrisma.length) {
@@ -63,7 +66,9 @@ if (withPrisma.length) {
 const busy = [];
 for (const app of apps) if (app.port && (await portInUse(app.port))) busy.push(app);
 if (busy.length) {
-  fail(`Port${busy.length > 1 ? 's' : ''} ${busy.map((app) => `${app.port} (${app.name})`).join(', ')} already in use: is the platform already running? Stop it, or free the port.`);
+  fail(
+    `Port${busy.length > 1 ? 's' : ''} ${busy.map((app) => `${app.port} (${app.name})`).join(', ')} already in use: is the platform already running? Stop it, or free the port.`,
+  );
 }
 
 const admin = adminCredentials();
@@ -110,7 +115,11 @@ const failed = results.filter((result) => !result.ok);
 let login = null;
 if (authApp && ready.some((result) => result.service.app.name === 'auth')) login = await checkLogin(authApp.port, admin);
 
-const lines = ['', bold(`Agent platform: ${ready.length} of ${results.length} service${results.length > 1 ? 's' : ''} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`), ''];
+const lines = [
+  '',
+  bold(`Agent platform: ${ready.length} of ${results.length} service${results.length > 1 ? 's' : ''} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+  '',
+];
 const width = Math.max(...apps.map((app) => app.name.length));
 for (const { service, ok, reason } of results) {
   const { name, port, basePath } = service.app;

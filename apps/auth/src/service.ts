@@ -36,7 +36,11 @@ import { Users } from './users/users.service';
 
 const DEFAULT_ROLE_MAPPINGS = JSON.stringify([
   { group: 'platform/admins', role: 'admin', permissions: ['*'] },
-  { group: 'platform/developers', role: 'developer', permissions: ['agents:read', 'agents:write', 'registry:read', 'registry:write', 'mcp:read', 'workflows:read', 'workflows:write'] },
+  {
+    group: 'platform/developers',
+    role: 'developer',
+    permissions: ['agents:read', 'agents:write', 'registry:read', 'registry:write', 'mcp:read', 'workflows:read', 'workflows:write'],
+  },
   { group: 'platform', role: 'user', permissions: ['agents:read', 'registry:read', 'mcp:read', 'workflows:read'] },
 ]);
 
@@ -70,7 +74,10 @@ export const authConfig = {
   /** Redirect URIs the OAuth flow may return to, matched exactly (comma-separated). */
   AUTH_OAUTH_REDIRECT_URIS: env.list(''),
   /** Allows http://localhost and http://127.0.0.1 callbacks on any port: development only. */
-  AUTH_OAUTH_ALLOW_DEV_CALLBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  AUTH_OAUTH_ALLOW_DEV_CALLBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   AUTH_OAUTH_STATE_TTL: env.seconds(600),
   AUTH_ROLE_MAPPINGS: z
     .string()
@@ -141,8 +148,16 @@ export const authService = defineService({
     await users.ensureAdmin(config.AUTH_ADMIN_USERNAME, config.AUTH_ADMIN_PASSWORD, logger);
     const apiKeys = new ApiKeys(new ApiKeysRepository(db), audit);
     const accessTokens = new AccessTokenIssuer(keys, { issuer, audience: config.AUTH_TOKEN_AUDIENCE, ttlSeconds: config.AUTH_ACCESS_TOKEN_TTL });
-    const refreshTokens = new RefreshTokens(new TokensRepository(db), redis, accessTokens, audit, { ttlSeconds: config.AUTH_REFRESH_TOKEN_TTL, graceSeconds: config.AUTH_REFRESH_REUSE_GRACE });
-    const lockout = new AccountLockout(redis, { threshold: config.AUTH_LOCKOUT_THRESHOLD, windowSeconds: config.AUTH_LOGIN_RATE_WINDOW, baseSeconds: config.AUTH_LOCKOUT_BASE, maxSeconds: config.AUTH_LOCKOUT_MAX });
+    const refreshTokens = new RefreshTokens(new TokensRepository(db), redis, accessTokens, audit, {
+      ttlSeconds: config.AUTH_REFRESH_TOKEN_TTL,
+      graceSeconds: config.AUTH_REFRESH_REUSE_GRACE,
+    });
+    const lockout = new AccountLockout(redis, {
+      threshold: config.AUTH_LOCKOUT_THRESHOLD,
+      windowSeconds: config.AUTH_LOGIN_RATE_WINDOW,
+      baseSeconds: config.AUTH_LOCKOUT_BASE,
+      maxSeconds: config.AUTH_LOCKOUT_MAX,
+    });
     const login = new Login(users, apiKeys, lockout, refreshTokens, accessTokens, audit);
     const oauthStore = new OAuthRepository(db);
     const providers = new OAuthProviders(oauthStore, box, config);
@@ -154,15 +169,30 @@ export const authService = defineService({
     const byIp = (req: Request) => req.ip ?? 'unknown';
     const limits = {
       login: rateLimit({ redis, name: 'auth-login', points: config.AUTH_LOGIN_RATE_LIMIT, windowSeconds: config.AUTH_LOGIN_RATE_WINDOW, key: byIp }),
-      apiKeyLogin: rateLimit({ redis, name: 'auth-api-key', points: config.AUTH_LOGIN_RATE_LIMIT * 6, windowSeconds: config.AUTH_LOGIN_RATE_WINDOW, key: byIp }),
+      apiKeyLogin: rateLimit({
+        redis,
+        name: 'auth-api-key',
+        points: config.AUTH_LOGIN_RATE_LIMIT * 6,
+        windowSeconds: config.AUTH_LOGIN_RATE_WINDOW,
+        key: byIp,
+      }),
       refresh: rateLimit({ redis, name: 'auth-refresh', points: config.AUTH_REFRESH_RATE_LIMIT, windowSeconds: config.AUTH_REFRESH_RATE_WINDOW, key: byIp }),
-      validate: rateLimit({ redis, name: 'auth-validate', points: config.AUTH_VALIDATE_RATE_LIMIT, windowSeconds: config.AUTH_VALIDATE_RATE_WINDOW, key: byIp }),
+      validate: rateLimit({
+        redis,
+        name: 'auth-validate',
+        points: config.AUTH_VALIDATE_RATE_LIMIT,
+        windowSeconds: config.AUTH_VALIDATE_RATE_WINDOW,
+        key: byIp,
+      }),
     };
     const basePath = '/api/v1/auth';
     return {
       routers: [
         { basePath: '/.well-known', router: jwksRouter(keys) },
-        { basePath, router: tokensRouter({ verifier, login, refreshTokens, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }) },
+        {
+          basePath,
+          router: tokensRouter({ verifier, login, refreshTokens, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }),
+        },
         { basePath, router: oauthRouter({ verifier, flow, providers, audit, limits }) },
         { basePath, router: usersRouter(verifier, users) },
         { basePath, router: apiKeysRouter(verifier, apiKeys) },

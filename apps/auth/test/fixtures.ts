@@ -8,7 +8,11 @@ export const ADMIN = { username: `admin-${process.pid}`, password: 'bootstrap-ad
 
 /** A unique client address per test, so rate-limit counters never leak between tests. */
 export function clientIp(): string {
-  const bytes = randomUUID().replace(/-/g, '').slice(0, 6).match(/../g)!.map((hex) => parseInt(hex, 16));
+  const bytes = randomUUID()
+    .replace(/-/g, '')
+    .slice(0, 6)
+    .match(/../g)!
+    .map((hex) => parseInt(hex, 16));
   return `10.${bytes[0]}.${bytes[1]}.${bytes[2]}`;
 }
 
@@ -51,7 +55,10 @@ export async function startAuth(overrides: Record<string, string> = {}) {
   /** A new user with a password, created through the admin API. */
   async function createUser(permissions: string[] = [], roles = ['user']) {
     const user = { username: `u-${randomUUID().slice(0, 12)}`, password: `pw-${randomUUID()}` };
-    const res = await http().post('/api/v1/auth/admin/users').set('Authorization', `Bearer ${await admin()}`).send({ ...user, roles, permissions });
+    const res = await http()
+      .post('/api/v1/auth/admin/users')
+      .set('Authorization', `Bearer ${await admin()}`)
+      .send({ ...user, roles, permissions });
     if (res.status !== 201) throw new Error(`create user failed: ${res.status} ${JSON.stringify(res.body)}`);
     return { ...user, id: res.body.id as string };
   }

@@ -11,7 +11,10 @@ describe('auth under odd input', () => {
 
   it('answers every fuzzed request with a 2xx/4xx in the platform error shape', async () => {
     // Rotating signing keys changes which key signs for the other test files of the suite.
-    const findings = await fuzzOpenApi(auth.service.app, { authorization: `Bearer ${await auth.admin()}`, skip: ['post /api/v1/auth/admin/signing-keys/rotate'] });
+    const findings = await fuzzOpenApi(auth.service.app, {
+      authorization: `Bearer ${await auth.admin()}`,
+      skip: ['post /api/v1/auth/admin/signing-keys/rotate'],
+    });
     expect(findings).toEqual([]);
   }, 120_000);
 });

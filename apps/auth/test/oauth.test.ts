@@ -19,18 +19,22 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
   beforeAll(async () => {
     idp = await new TestIdentityProvider(REDIRECT_URI).start();
     auth = await startAuth();
-    const configured = await auth.http().post('/api/v1/auth/oauth/configure').set('Authorization', `Bearer ${await auth.admin()}`).send({
-      provider,
-      config: {
-        authorizationURL: `${idp.issuer}/auth`,
-        tokenURL: `${idp.issuer}/token`,
-        userInfoURL: `${idp.issuer}/me`,
-        clientID: 'platform-test-client',
-        clientSecret: 'platform-test-secret',
-        callbackURL: REDIRECT_URI,
-        scopes: SCOPES,
-      },
-    });
+    const configured = await auth
+      .http()
+      .post('/api/v1/auth/oauth/configure')
+      .set('Authorization', `Bearer ${await auth.admin()}`)
+      .send({
+        provider,
+        config: {
+          authorizationURL: `${idp.issuer}/auth`,
+          tokenURL: `${idp.issuer}/token`,
+          userInfoURL: `${idp.issuer}/me`,
+          clientID: 'platform-test-client',
+          clientSecret: 'platform-test-secret',
+          callbackURL: REDIRECT_URI,
+          scopes: SCOPES,
+        },
+      });
     expect(configured.status).toBe(200);
     expect(configured.body).toMatchObject({ provider, configured: true, callbackURL: REDIRECT_URI });
     expect(JSON.stringify(configured.body)).not.toContain('platform-test-secret');
@@ -40,7 +44,8 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     await auth?.close();
   });
 
-  const authorize = (query: Record<string, string>) => auth.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, client_id: 'web', ...query })}`);
+  const authorize = (query: Record<string, string>) =>
+    auth.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, client_id: 'web', ...query })}`);
 
   /** Runs the browser part: authorize at the platform, sign in at the provider, come back with a code. */
   async function obtainCode(account: 'alice' | 'dave' | 'bob', query: Record<string, string> = {}) {
@@ -54,7 +59,11 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     return { code: back.get('code')!, verifier, state, location: res.headers.location! };
   }
 
-  const exchange = (body: Record<string, string>) => auth.http().post('/api/v1/auth/oauth/token').send({ grant_type: 'authorization_code', redirect_uri: REDIRECT_URI, client_id: 'web', ...body });
+  const exchange = (body: Record<string, string>) =>
+    auth
+      .http()
+      .post('/api/v1/auth/oauth/token')
+      .send({ grant_type: 'authorization_code', redirect_uri: REDIRECT_URI, client_id: 'web', ...body });
 
   it('redirects to the provider with the PKCE challenge and an exact redirect URI', async () => {
     const { challenge } = pkce();
@@ -78,7 +87,17 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     const { code, verifier, state } = await obtainCode('alice');
     const res = await exchange({ code, code_verifier: verifier, state });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, user: { username: expect.stringMatching(/^alice(@idp-[a-f0-9]+)?$/), email: 'alice@example.test', name: 'Alice Admin', roles: expect.arrayContaining(['admin', 'user']), idp_id: null } });
+    expect(res.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 3600,
+      user: {
+        username: expect.stringMatching(/^alice(@idp-[a-f0-9]+)?$/),
+        email: 'alice@example.test',
+        name: 'Alice Admin',
+        roles: expect.arrayContaining(['admin', 'user']),
+        idp_id: null,
+      },
+    });
     expect(res.body.user.groups).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'platform/admins', role: 'admin', id: expect.any(Number) })]));
     expect(decodeCompactJws(res.body.access_token).payload).toMatchObject({ sub: res.body.user.id, permissions: ['*'] });
 
@@ -90,19 +109,30 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     // The IdP token: served to its owner, valid at the provider, encrypted at rest.
     const idpToken = await auth.http().get('/api/v1/auth/oauth/idp-token').set('Authorization', `Bearer ${res.body.access_token}`);
     expect(idpToken.status).toBe(200);
-    expect(idpToken.body).toMatchObject({ token_type: 'Bearer', expires_in: expect.any(Number), created_at: expect.any(Number), refresh_token: expect.any(String) });
+    expect(idpToken.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: expect.any(Number),
+      created_at: expect.any(Number),
+      refresh_token: expect.any(String),
+    });
     const userinfo = await fetch(`${idp.issuer}/me`, { headers: { authorization: `Bearer ${idpToken.body.access_token}` } });
     expect(userinfo.status).toBe(200);
     const stored = await auth.db.idpToken.findFirstOrThrow({ where: { userId: res.body.user.id } });
     expect(stored.accessTokenEncrypted).not.toContain(idpToken.body.access_token);
 
     // Refresh: a new platform session token and a new IdP token.
-    const refreshed = await auth.http().post('/api/v1/auth/oauth/refresh').send({ grant_type: 'refresh_token', refresh_token: res.body.refresh_token, provider });
+    const refreshed = await auth
+      .http()
+      .post('/api/v1/auth/oauth/refresh')
+      .send({ grant_type: 'refresh_token', refresh_token: res.body.refresh_token, provider });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(res.body.refresh_token);
     expect(refreshed.body.idp_token.access_token).not.toBe(idpToken.body.access_token);
     expect((await fetch(`${idp.issuer}/me`, { headers: { authorization: `Bearer ${refreshed.body.idp_token.access_token}` } })).status).toBe(200);
-    const wrongProvider = await auth.http().post('/api/v1/auth/oauth/refresh').send({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, provider: 'gitlab' });
+    const wrongProvider = await auth
+      .http()
+      .post('/api/v1/auth/oauth/refresh')
+      .send({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, provider: 'gitlab' });
     expect(wrongProvider.status).toBe(401);
     expect(await auth.db.auditEvent.count({ where: { userId: res.body.user.id, eventType: 'oauth_login_success' } })).toBe(1);
   });
@@ -127,7 +157,9 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
     const res = await exchange({ code, code_verifier: verifier, state: 'a-forged-state-value-1234' });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_grant');
-    expect(await auth.db.auditEvent.count({ where: { eventType: 'oauth_login_failure', metadata: { path: ['reason'], equals: 'state_mismatch' } } })).toBeGreaterThan(0);
+    expect(
+      await auth.db.auditEvent.count({ where: { eventType: 'oauth_login_failure', metadata: { path: ['reason'], equals: 'state_mismatch' } } }),
+    ).toBeGreaterThan(0);
   });
 
   it('rejects a wrong or missing PKCE verifier', async () => {
@@ -171,9 +203,17 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
   it('accepts a local development callback only when enabled by configuration', async () => {
     const dev = await startAuth({ AUTH_OAUTH_ALLOW_DEV_CALLBACK: 'true' });
     try {
-      const ok = await dev.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, code_challenge: pkce().challenge, redirect_uri: 'http://localhost:5173/callback' })}`);
+      const ok = await dev
+        .http()
+        .get(
+          `/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, code_challenge: pkce().challenge, redirect_uri: 'http://localhost:5173/callback' })}`,
+        );
       expect(ok.status).toBe(302);
-      const tricked = await dev.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, code_challenge: pkce().challenge, redirect_uri: 'http://localhost:5173@evil.example/callback' })}`);
+      const tricked = await dev
+        .http()
+        .get(
+          `/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider, code_challenge: pkce().challenge, redirect_uri: 'http://localhost:5173@evil.example/callback' })}`,
+        );
       expect(tricked.status).toBe(400);
     } finally {
       await dev.close();
@@ -181,13 +221,29 @@ describe('OAuth 2.0 authorization code with PKCE against a real OpenID provider'
   });
 
   it('answers 404 for an unknown provider and guards configuration', async () => {
-    expect((await auth.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider: 'nobody', code_challenge: pkce().challenge })}`)).status).toBe(404);
+    expect(
+      (await auth.http().get(`/api/v1/auth/oauth/authorize?${new URLSearchParams({ provider: 'nobody', code_challenge: pkce().challenge })}`)).status,
+    ).toBe(404);
     const user = await auth.createUser(['agents:read']);
     const token = (await auth.login(user.username, user.password)).access_token;
-    const body = { provider: 'sneaky', config: { authorizationURL: 'http://x.test/a', tokenURL: 'http://x.test/t', userInfoURL: 'http://x.test/u', clientID: 'c', clientSecret: 's', callbackURL: 'http://x.test/cb' } };
+    const body = {
+      provider: 'sneaky',
+      config: {
+        authorizationURL: 'http://x.test/a',
+        tokenURL: 'http://x.test/t',
+        userInfoURL: 'http://x.test/u',
+        clientID: 'c',
+        clientSecret: 's',
+        callbackURL: 'http://x.test/cb',
+      },
+    };
     expect((await auth.http().post('/api/v1/auth/oauth/configure').send(body)).status).toBe(401);
     expect((await auth.http().post('/api/v1/auth/oauth/configure').set('Authorization', `Bearer ${token}`).send(body)).status).toBe(403);
-    const invalid = await auth.http().post('/api/v1/auth/oauth/configure').set('Authorization', `Bearer ${await auth.admin()}`).send({ provider: 'bad', config: { ...body.config, tokenURL: 'not a url', extra: 1 } });
+    const invalid = await auth
+      .http()
+      .post('/api/v1/auth/oauth/configure')
+      .set('Authorization', `Bearer ${await auth.admin()}`)
+      .send({ provider: 'bad', config: { ...body.config, tokenURL: 'not a url', extra: 1 } });
     expect(invalid.status).toBe(400);
     expect(await auth.db.oAuthProvider.findUnique({ where: { name: 'bad' } })).toBeNull();
   });

@@ -53,8 +53,18 @@ describe('the auth service', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total: 2, limit: 1, offset: 0 });
     expect(res.body.events).toHaveLength(1);
-    expect(res.body.events[0]).toMatchObject({ eventType: 'login_success', userId: user.id, clientId: 'test-client', ip: expect.any(String), userAgent: null, metadata: { mfa: false } });
-    const future = await auth.http().get(`/api/v1/auth/audit?userId=${user.id}&from=${new Date(Date.now() + 60_000).toISOString()}`).set('Authorization', bearer);
+    expect(res.body.events[0]).toMatchObject({
+      eventType: 'login_success',
+      userId: user.id,
+      clientId: 'test-client',
+      ip: expect.any(String),
+      userAgent: null,
+      metadata: { mfa: false },
+    });
+    const future = await auth
+      .http()
+      .get(`/api/v1/auth/audit?userId=${user.id}&from=${new Date(Date.now() + 60_000).toISOString()}`)
+      .set('Authorization', bearer);
     expect(future.body.total).toBe(0);
     expect((await auth.http().get('/api/v1/auth/audit?from=yesterday').set('Authorization', bearer)).status).toBe(400);
     const token = (await auth.login(user.username, user.password)).access_token;

@@ -29,14 +29,20 @@ describe('signing keys', () => {
     const user = await auth.createUser();
     const before = await auth.login(user.username, user.password);
     const oldKid = kidOf(before.access_token);
-    const rotated = await auth.http().post('/api/v1/auth/admin/signing-keys/rotate').set('Authorization', `Bearer ${await auth.admin()}`);
+    const rotated = await auth
+      .http()
+      .post('/api/v1/auth/admin/signing-keys/rotate')
+      .set('Authorization', `Bearer ${await auth.admin()}`);
     expect(rotated.status).toBe(202);
     expect(rotated.body).toMatchObject({ state: 'active' });
     const after = await auth.login(user.username, user.password);
     expect(kidOf(after.access_token)).toBe(rotated.body.kid);
     expect(await jwksKids()).toEqual(expect.arrayContaining([oldKid, rotated.body.kid]));
     expect(await validate(before.access_token)).toMatchObject({ valid: true });
-    const listed = await auth.http().get('/api/v1/auth/admin/signing-keys').set('Authorization', `Bearer ${await auth.admin()}`);
+    const listed = await auth
+      .http()
+      .get('/api/v1/auth/admin/signing-keys')
+      .set('Authorization', `Bearer ${await auth.admin()}`);
     const old = listed.body.keys.find((key: { kid: string }) => key.kid === oldKid);
     expect(old.state).toBe('retired');
     // It leaves the JWKS only after every token it signed has expired (1 h access tokens).
@@ -59,7 +65,9 @@ describe('signing keys', () => {
       await worker.close();
       await schedule.close();
     }
-    expect(await auth.db.auditEvent.count({ where: { eventType: 'signing_key_rotated', metadata: { path: ['trigger'], equals: 'schedule' } } })).toBeGreaterThanOrEqual(1);
+    expect(
+      await auth.db.auditEvent.count({ where: { eventType: 'signing_key_rotated', metadata: { path: ['trigger'], equals: 'schedule' } } }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('publishes a new key before it signs anything, and refuses a second rotation meanwhile', async () => {
@@ -67,7 +75,10 @@ describe('signing keys', () => {
     try {
       const user = await slow.createUser();
       const current = slow.service.keys.signingKey().kid;
-      const rotated = await slow.http().post('/api/v1/auth/admin/signing-keys/rotate').set('Authorization', `Bearer ${await slow.admin()}`);
+      const rotated = await slow
+        .http()
+        .post('/api/v1/auth/admin/signing-keys/rotate')
+        .set('Authorization', `Bearer ${await slow.admin()}`);
       expect(rotated.status).toBe(202);
       expect(rotated.body.state).toBe('pending');
       expect(new Date(rotated.body.activatesAt).getTime()).toBeGreaterThan(Date.now() + 590_000);
@@ -79,7 +90,10 @@ describe('signing keys', () => {
       const restarted = await startAuth();
       await restarted.close();
       expect(await slow.db.signingKey.count()).toBe(keysBefore);
-      const again = await slow.http().post('/api/v1/auth/admin/signing-keys/rotate').set('Authorization', `Bearer ${await slow.admin()}`);
+      const again = await slow
+        .http()
+        .post('/api/v1/auth/admin/signing-keys/rotate')
+        .set('Authorization', `Bearer ${await slow.admin()}`);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('conflict');
       expect((await jwksKids()).length).toBeLessThanOrEqual(5);
@@ -89,7 +103,9 @@ describe('signing keys', () => {
   });
 
   it('refuses to start, naming the variable, when AUTH_ENCRYPTION_KEY cannot open the stored keys', async () => {
-    await expect(startAuth({ AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(/AUTH_ENCRYPTION_KEY does not open the stored signing key/);
+    await expect(startAuth({ AUTH_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).rejects.toThrow(
+      /AUTH_ENCRYPTION_KEY does not open the stored signing key/,
+    );
   });
 
   it('lets only admins rotate', async () => {

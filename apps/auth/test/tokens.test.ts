@@ -6,7 +6,20 @@ import { startAuth, type AuthHarness } from './fixtures';
 
 function claims(overrides: Record<string, unknown> = {}) {
   const now = Math.floor(Date.now() / 1000);
-  return { sub: 'forged-user', iss: 'http://auth.test', aud: ['agent-platform'], iat: now, nbf: now, exp: now + 600, jti: randomUUID(), scope: 'api', roles: ['admin'], permissions: ['*'], client_id: 'x', ...overrides };
+  return {
+    sub: 'forged-user',
+    iss: 'http://auth.test',
+    aud: ['agent-platform'],
+    iat: now,
+    nbf: now,
+    exp: now + 600,
+    jti: randomUUID(),
+    scope: 'api',
+    roles: ['admin'],
+    permissions: ['*'],
+    client_id: 'x',
+    ...overrides,
+  };
 }
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -23,7 +36,8 @@ describe('refresh, revoke, validate', () => {
     await strict.close();
   });
 
-  const refresh = (harness: AuthHarness, token: string) => harness.http().post('/api/v1/auth/refresh').send({ refresh_token: token, grant_type: 'refresh_token' });
+  const refresh = (harness: AuthHarness, token: string) =>
+    harness.http().post('/api/v1/auth/refresh').send({ refresh_token: token, grant_type: 'refresh_token' });
   const validate = async (harness: AuthHarness, token: string) => (await harness.http().post('/api/v1/auth/validate').send({ token })).body;
 
   it('rotates the refresh token on every use', async () => {
@@ -83,16 +97,32 @@ describe('refresh, revoke, validate', () => {
     const otherServiceRedis = auth.redis.duplicate();
     const elsewhere = new RedisRevocationList(otherServiceRedis);
     await elsewhere.start();
-    const verifier = new TokenVerifier({ keys: new StaticKeyResolver(() => auth.service.keys.publicKeys()), issuer: 'http://auth.test', audience: 'agent-platform', revocations: elsewhere });
+    const verifier = new TokenVerifier({
+      keys: new StaticKeyResolver(() => auth.service.keys.publicKeys()),
+      issuer: 'http://auth.test',
+      audience: 'agent-platform',
+      revocations: elsewhere,
+    });
     await expect(verifier.verify(tokens.access_token)).resolves.toMatchObject({ sub: user.id });
 
-    const res = await auth.http().post('/api/v1/auth/revoke').set('Authorization', `Bearer ${tokens.access_token}`).send({ token: tokens.access_token, token_type_hint: 'access_token' });
+    const res = await auth
+      .http()
+      .post('/api/v1/auth/revoke')
+      .set('Authorization', `Bearer ${tokens.access_token}`)
+      .send({ token: tokens.access_token, token_type_hint: 'access_token' });
     expect(res.status).toBe(200);
     const jti = decodeCompactJws(tokens.access_token).payload.jti;
     expect(res.body).toMatchObject({ revoked: true, jti });
     expect(new Date(res.body.revokedAt).getTime()).toBeLessThanOrEqual(Date.now());
     expect(await validate(auth, tokens.access_token)).toMatchObject({ valid: false, error: 'token_revoked' });
-    await eventually(() => verifier.verify(tokens.access_token).then(() => false, (error) => error instanceof TokenError && error.reason === 'token_revoked'), 5000);
+    await eventually(
+      () =>
+        verifier.verify(tokens.access_token).then(
+          () => false,
+          (error) => error instanceof TokenError && error.reason === 'token_revoked',
+        ),
+      5000,
+    );
     const protectedCall = await auth.http().get('/api/v1/auth/oauth/idp-token').set('Authorization', `Bearer ${tokens.access_token}`);
     expect(protectedCall.status).toBe(401);
     expect(protectedCall.body.error.details.reason).toBe('token_revoked');
@@ -101,7 +131,7 @@ describe('refresh, revoke, validate', () => {
     otherServiceRedis.disconnect();
   });
 
-  it('answers success for an unknown token and for somebody else\'s, revealing nothing and revoking nothing', async () => {
+  it("answers success for an unknown token and for somebody else's, revealing nothing and revoking nothing", async () => {
     const caller = await auth.createUser();
     const callerToken = (await auth.login(caller.username, caller.password)).access_token;
     const other = await auth.createUser();
@@ -112,7 +142,11 @@ describe('refresh, revoke, validate', () => {
     expect(foreign.status).toBe(200);
     expect({ ...unknown.body, revokedAt: 0 }).toEqual({ ...foreign.body, revokedAt: 0 });
     expect(await validate(auth, otherTokens.access_token)).toMatchObject({ valid: true });
-    const foreignRefresh = await auth.http().post('/api/v1/auth/revoke').set('Authorization', `Bearer ${callerToken}`).send({ token: otherTokens.refresh_token, token_type_hint: 'refresh_token' });
+    const foreignRefresh = await auth
+      .http()
+      .post('/api/v1/auth/revoke')
+      .set('Authorization', `Bearer ${callerToken}`)
+      .send({ token: otherTokens.refresh_token, token_type_hint: 'refresh_token' });
     expect(foreignRefresh.status).toBe(200);
     expect((await refresh(auth, otherTokens.refresh_token)).status).toBe(200);
   });
@@ -121,7 +155,11 @@ describe('refresh, revoke, validate', () => {
     const user = await auth.createUser();
     const tokens = await auth.login(user.username, user.password);
     expect((await auth.http().post('/api/v1/auth/revoke').send({ token: tokens.refresh_token })).status).toBe(401);
-    const res = await auth.http().post('/api/v1/auth/revoke').set('Authorization', `Bearer ${tokens.access_token}`).send({ token: tokens.refresh_token, token_type_hint: 'refresh_token' });
+    const res = await auth
+      .http()
+      .post('/api/v1/auth/revoke')
+      .set('Authorization', `Bearer ${tokens.access_token}`)
+      .send({ token: tokens.refresh_token, token_type_hint: 'refresh_token' });
     expect(res.status).toBe(200);
     expect((await refresh(auth, tokens.refresh_token)).status).toBe(401);
     expect(await validate(auth, tokens.access_token)).toMatchObject({ valid: false, error: 'token_revoked' });
@@ -151,8 +189,19 @@ describe('refresh, revoke, validate', () => {
         'unsupported_algorithm',
       ],
       ['an unknown kid', () => sign(claims(), 'no-such-key', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey), 'unknown_key'],
-      ['a known kid but another key', () => sign(claims(), signingKey.kid, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey), 'invalid_signature'],
-      ['a tampered payload', () => { const [h, , s] = sign(claims()).split('.'); return `${h}.${b64(claims({ permissions: ['*', 'more'] }))}.${s}`; }, 'invalid_signature'],
+      [
+        'a known kid but another key',
+        () => sign(claims(), signingKey.kid, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey),
+        'invalid_signature',
+      ],
+      [
+        'a tampered payload',
+        () => {
+          const [h, , s] = sign(claims()).split('.');
+          return `${h}.${b64(claims({ permissions: ['*', 'more'] }))}.${s}`;
+        },
+        'invalid_signature',
+      ],
       ['expiry in the past', () => sign(claims({ exp: Math.floor(Date.now() / 1000) - 60 })), 'token_expired'],
       ['not valid yet', () => sign(claims({ nbf: Math.floor(Date.now() / 1000) + 600 })), 'token_not_yet_valid'],
       ['another audience', () => sign(claims({ aud: ['someone-else'] })), 'invalid_audience'],

@@ -58,7 +58,8 @@ export const gatewayService = defineService({
   port: 3002,
   openapi: {
     title: 'Gateway API',
-    description: 'The single entry point: agents created, deployed, registered and traced in one call; workflows, CMS content, coding sessions, source control and discovery.',
+    description:
+      'The single entry point: agents created, deployed, registered and traced in one call; workflows, CMS content, coding sessions, source control and discovery.',
   },
   config: {
     GATEWAY_RATE_LIMIT: env.int(1000, { min: 1 }),
@@ -80,7 +81,11 @@ export const gatewayService = defineService({
     GATEWAY_STUDIO_TASK_TIMEOUT_MS: env.ms(600_000),
     GATEWAY_DEPLOYER: z.enum(['none', 'kubernetes']).default('none'),
     GATEWAY_K8S_API_URL: url('https://kubernetes.default.svc'),
-    GATEWAY_K8S_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63).default('agents'),
+    GATEWAY_K8S_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+      .max(63)
+      .default('agents'),
     /** Bearer token for the Kubernetes API; in a pod, the service account's token file by default. */
     GATEWAY_K8S_TOKEN: z.string().optional(),
     GATEWAY_DEFAULT_IMAGE: z.string().optional(),
@@ -101,7 +106,9 @@ export const gatewayService = defineService({
   async build(infra) {
     const { config, db, logger } = infra;
     const timeoutMs = config.GATEWAY_UPSTREAM_TIMEOUT_MS;
-    const serviceToken = config.GATEWAY_API_KEY ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.GATEWAY_API_KEY, clientId: config.GATEWAY_CLIENT_ID }) : undefined;
+    const serviceToken = config.GATEWAY_API_KEY
+      ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.GATEWAY_API_KEY, clientId: config.GATEWAY_CLIENT_ID })
+      : undefined;
     const ownToken = async () => serviceToken?.();
     const clients = { timeoutMs, transport: keepAliveTransport() };
     const registry = new RegistryClient({ baseUrl: config.REGISTRY_URL, ...clients });
@@ -111,8 +118,12 @@ export const gatewayService = defineService({
     const workers = new WorkersClient({ baseUrl: config.WORKERS_URL, ...clients });
     const workflowEngine = new WorkflowEngineClient({ baseUrl: config.WORKFLOW_ENGINE_URL, ...clients });
     const mcpRegistry = new McpRegistryClient({ baseUrl: config.MCP_REGISTRY_URL, ...clients });
-    const cms = config.CMS_URL ? new JsonApiCmsClient({ baseUrl: config.CMS_URL, token: () => config.CMS_API_KEY, timeoutMs, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }) : undefined;
-    const scm = config.SCM_URL ? new GitLabScmClient({ baseUrl: config.SCM_URL, privateToken: config.SCM_TOKEN, timeoutMs, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }) : undefined;
+    const cms = config.CMS_URL
+      ? new JsonApiCmsClient({ baseUrl: config.CMS_URL, token: () => config.CMS_API_KEY, timeoutMs, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE })
+      : undefined;
+    const scm = config.SCM_URL
+      ? new GitLabScmClient({ baseUrl: config.SCM_URL, privateToken: config.SCM_TOKEN, timeoutMs, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE })
+      : undefined;
     const deployer: Deployer =
       config.GATEWAY_DEPLOYER === 'kubernetes'
         ? new KubernetesDeployer({
@@ -124,7 +135,8 @@ export const gatewayService = defineService({
           })
         : new NoneDeployer();
 
-    if (!config.GATEWAY_REPLY_SECRET && config.NODE_ENV === 'production') logger.warn('GATEWAY_REPLY_SECRET is not set: replies reach only the replica that sent the task');
+    if (!config.GATEWAY_REPLY_SECRET && config.NODE_ENV === 'production')
+      logger.warn('GATEWAY_REPLY_SECRET is not set: replies reach only the replica that sent the task');
     const replies = new ReplyHub(infra.redis, config.GATEWAY_REPLY_SECRET ?? randomBytes(32).toString('hex'), config.GATEWAY_PUBLIC_URL, BASE_PATH);
     await replies.start();
     infra.onShutdown('replies', () => replies.stop(), ShutdownPriority.components);
@@ -132,8 +144,25 @@ export const gatewayService = defineService({
     const verifier = await infra.verifier();
     const memo = new VerificationMemo(verifier);
     const api = new ApiRouter(memo.verifier);
-    const agents = new AgentsService(new AgentsRepository(db), { registry, master, mesh, tracing, deployer, serviceToken: ownToken, replies, executeTimeoutMs: config.GATEWAY_EXECUTE_TIMEOUT_MS, defaultImage: config.GATEWAY_DEFAULT_IMAGE, onError: (error, doing) => logger.error({ err: error }, doing) });
-    const studio = new StudioService(new StudioRepository(db), { mesh, replies, queue: infra.queues.producer(studioTaskQueue), serviceToken: ownToken, taskTimeoutMs: config.GATEWAY_STUDIO_TASK_TIMEOUT_MS });
+    const agents = new AgentsService(new AgentsRepository(db), {
+      registry,
+      master,
+      mesh,
+      tracing,
+      deployer,
+      serviceToken: ownToken,
+      replies,
+      executeTimeoutMs: config.GATEWAY_EXECUTE_TIMEOUT_MS,
+      defaultImage: config.GATEWAY_DEFAULT_IMAGE,
+      onError: (error, doing) => logger.error({ err: error }, doing),
+    });
+    const studio = new StudioService(new StudioRepository(db), {
+      mesh,
+      replies,
+      queue: infra.queues.producer(studioTaskQueue),
+      serviceToken: ownToken,
+      taskTimeoutMs: config.GATEWAY_STUDIO_TASK_TIMEOUT_MS,
+    });
     const cmsService = new CmsService(cms, new SitesRepository(db), infra.queues.producer(siteQueue), BASE_PATH);
 
     infra.queues
@@ -160,7 +189,13 @@ export const gatewayService = defineService({
       renewBeforeMs: config.GATEWAY_TOKEN_RENEW_MS,
       maxEntries: config.GATEWAY_API_KEY_CACHE_SIZE,
     });
-    const limiter = createRateLimiter({ redis: infra.redis, name: 'gateway', points: config.GATEWAY_RATE_LIMIT, burst: config.GATEWAY_RATE_BURST, windowSeconds: config.GATEWAY_RATE_WINDOW });
+    const limiter = createRateLimiter({
+      redis: infra.redis,
+      name: 'gateway',
+      points: config.GATEWAY_RATE_LIMIT,
+      burst: config.GATEWAY_RATE_BURST,
+      windowSeconds: config.GATEWAY_RATE_WINDOW,
+    });
     return {
       beforeBody: [gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter, memo })],
       routers: [{ basePath: BASE_PATH, router: api }],

@@ -76,7 +76,9 @@ describe('API keys and the per-key rate limit', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
     // Another user's bucket is untouched.
-    const other = await request(g.app).get('/api/v1/agents?limit=1').set('Authorization', g.issuer.bearer(['agents:read']));
+    const other = await request(g.app)
+      .get('/api/v1/agents?limit=1')
+      .set('Authorization', g.issuer.bearer(['agents:read']));
     expect(other.status).toBe(200);
   });
 });

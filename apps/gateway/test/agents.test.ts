@@ -15,10 +15,27 @@ describe('agents through the gateway', () => {
 
   it('creates an agent in one call: registry, master, mesh, tracing, deployer, each step reported', async () => {
     const body = manifest();
-    const created = await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: body, deployment: { endpoint: 'http://127.0.0.1:9/agent' } });
+    const created = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', writer)
+      .send({ manifest: body, deployment: { endpoint: 'http://127.0.0.1:9/agent' } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ namespace: 'acme', name: body.metadata.name, version: '1.0.0', status: 'active', owner, endpoint: 'http://127.0.0.1:9/agent', deployment: { deployer: 'none' } });
-    expect(created.body.steps.map((step: { step: string; status: string }) => `${step.step}:${step.status}`)).toEqual(['registry:done', 'master:done', 'mesh:done', 'tracing:done', 'deployer:done']);
+    expect(created.body).toMatchObject({
+      namespace: 'acme',
+      name: body.metadata.name,
+      version: '1.0.0',
+      status: 'active',
+      owner,
+      endpoint: 'http://127.0.0.1:9/agent',
+      deployment: { deployer: 'none' },
+    });
+    expect(created.body.steps.map((step: { step: string; status: string }) => `${step.step}:${step.status}`)).toEqual([
+      'registry:done',
+      'master:done',
+      'mesh:done',
+      'tracing:done',
+      'deployer:done',
+    ]);
     expect(created.body.capabilities).toEqual(['network-outbound', 'tool-execution']);
 
     // Each service received what it should, with the caller's token forwarded.
@@ -26,9 +43,20 @@ describe('agents through the gateway', () => {
     expect(published.body).toEqual(body);
     expect(published.authorization).toBe(writer);
     expect(g.fakes.master.calls('POST', '/api/v1/agents').at(-1)!.body).toEqual(body);
-    expect(g.fakes.mesh.calls('POST', '/api/v1/agents').at(-1)!.body).toMatchObject({ id: created.body.id, name: body.metadata.name, namespace: 'acme', capabilities: ['network-outbound', 'tool-execution'], endpoint: 'http://127.0.0.1:9/agent' });
-    const span = g.fakes.tracing.calls('POST', '/v1/traces').at(-1)!.body as { resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue: string } }> } }> };
-    expect(span.resourceSpans[0].resource.attributes).toContainEqual({ key: 'openinference.project.name', value: { stringValue: `agent-acme-${body.metadata.name}` } });
+    expect(g.fakes.mesh.calls('POST', '/api/v1/agents').at(-1)!.body).toMatchObject({
+      id: created.body.id,
+      name: body.metadata.name,
+      namespace: 'acme',
+      capabilities: ['network-outbound', 'tool-execution'],
+      endpoint: 'http://127.0.0.1:9/agent',
+    });
+    const span = g.fakes.tracing.calls('POST', '/v1/traces').at(-1)!.body as {
+      resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue: string } }> } }>;
+    };
+    expect(span.resourceSpans[0].resource.attributes).toContainEqual({
+      key: 'openinference.project.name',
+      value: { stringValue: `agent-acme-${body.metadata.name}` },
+    });
     expect(created.body.refs).toMatchObject({ meshId: created.body.id, tracingProject: `agent-acme-${body.metadata.name}` });
 
     const read = await request(g.app).get(`/api/v1/agents/${created.body.id}`).set('Authorization', writer);
@@ -45,11 +73,19 @@ describe('agents through the gateway', () => {
   it('a failing step undoes the ones before it and answers 502 naming the step and service', async () => {
     const body = manifest();
     g.fakes.tracing.fail('POST', '^/v1/traces', 503);
-    const before = { registry: g.fakes.registry.calls('DELETE', '/api/v1/agents').length, master: g.fakes.master.calls('DELETE', '/api/v1/agents').length, mesh: g.fakes.mesh.calls('DELETE', '/api/v1/agents').length };
+    const before = {
+      registry: g.fakes.registry.calls('DELETE', '/api/v1/agents').length,
+      master: g.fakes.master.calls('DELETE', '/api/v1/agents').length,
+      mesh: g.fakes.mesh.calls('DELETE', '/api/v1/agents').length,
+    };
     try {
       const failed = await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: body });
       expect(failed.status).toBe(502);
-      expect(failed.body.error).toMatchObject({ type: 'api_error', code: 'upstream_error', details: { step: 'tracing', service: 'tracing', upstreamStatus: 503 } });
+      expect(failed.body.error).toMatchObject({
+        type: 'api_error',
+        code: 'upstream_error',
+        details: { step: 'tracing', service: 'tracing', upstreamStatus: 503 },
+      });
       const steps = failed.body.error.details.agent.steps.map((step: { step: string; status: string }) => `${step.step}:${step.status}`);
       expect(steps).toEqual(['registry:compensated', 'master:compensated', 'mesh:compensated', 'tracing:failed']);
       expect(failed.body.error.details.agent.status).toBe('failed');
@@ -86,10 +122,16 @@ describe('agents through the gateway', () => {
     const body = manifest();
     const created = await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: body });
     const id = created.body.id;
-    const sameVersion = await request(g.app).put(`/api/v1/agents/${id}`).set('Authorization', writer).send({ manifest: { ...body, metadata: { ...body.metadata, description: 'changed' } } });
+    const sameVersion = await request(g.app)
+      .put(`/api/v1/agents/${id}`)
+      .set('Authorization', writer)
+      .send({ manifest: { ...body, metadata: { ...body.metadata, description: 'changed' } } });
     expect(sameVersion.status).toBe(409);
     const next = { ...body, metadata: { ...body.metadata, version: '1.1.0' } };
-    const updated = await request(g.app).put(`/api/v1/agents/${id}`).set('Authorization', writer).send({ manifest: next, deployment: { replicas: 2 } });
+    const updated = await request(g.app)
+      .put(`/api/v1/agents/${id}`)
+      .set('Authorization', writer)
+      .send({ manifest: next, deployment: { replicas: 2 } });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ version: '1.1.0', status: 'active', deployment: { replicas: 2 } });
     expect(g.fakes.registry.calls('POST', `/api/v1/agents/acme/${body.metadata.name}/versions`).at(-1)!.body).toEqual(next);
@@ -106,8 +148,14 @@ describe('agents through the gateway', () => {
   });
 
   it("executes a task through the mesh and answers with the agent's reply", async () => {
-    const created = await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: manifest(), deployment: { endpoint: 'http://127.0.0.1:9/agent' } });
-    const executed = await request(g.app).post(`/api/v1/agents/${created.body.id}/execute`).set('Authorization', writer).send({ input: { text: 'hello' } });
+    const created = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', writer)
+      .send({ manifest: manifest(), deployment: { endpoint: 'http://127.0.0.1:9/agent' } });
+    const executed = await request(g.app)
+      .post(`/api/v1/agents/${created.body.id}/execute`)
+      .set('Authorization', writer)
+      .send({ input: { text: 'hello' } });
     expect(executed.status).toBe(200);
     expect(executed.body).toMatchObject({ agentId: created.body.id, status: 'completed', output: { echo: { text: 'hello' } }, error: null });
     const sent = g.fakes.mesh.calls('POST', '/api/v1/messages').at(-1)!.body as { to: string; payload: { reply_to: string; input: unknown } };
@@ -143,7 +191,10 @@ describe('agents through the gateway', () => {
     const forbidden = await request(g.app).post('/api/v1/agents').set('Authorization', reader).send({ manifest: manifest() });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error).toMatchObject({ type: 'authorization_error', details: { required: 'agents:write' } });
-    const invalid = await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: { kind: 'Agent' } });
+    const invalid = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', writer)
+      .send({ manifest: { kind: 'Agent' } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.type).toBe('validation_error');
     const noVersion = manifest();
@@ -152,7 +203,21 @@ describe('agents through the gateway', () => {
     expect((await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: manifest(), extra: 1 })).status).toBe(400);
     expect((await request(g.app).get('/api/v1/agents/not-a-uuid').set('Authorization', writer)).status).toBe(400);
     expect((await request(g.app).get('/api/v1/agents?limit=501').set('Authorization', writer)).status).toBe(400);
-    expect((await request(g.app).post(`/api/v1/agents/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/execute`).set('Authorization', writer).send({ input: 1 })).status).toBe(404);
-    expect((await request(g.app).put(`/api/v1/agents/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`).set('Authorization', writer).send({})).status).toBe(400);
+    expect(
+      (
+        await request(g.app)
+          .post(`/api/v1/agents/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/execute`)
+          .set('Authorization', writer)
+          .send({ input: 1 })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await request(g.app)
+          .put(`/api/v1/agents/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`)
+          .set('Authorization', writer)
+          .send({})
+      ).status,
+    ).toBe(400);
   });
 });

@@ -71,7 +71,8 @@ export class FakeServer {
     };
     for (const [key, status] of this.failures) {
       const [method, pattern] = key.split(' ');
-      if (method === recorded.method && new RegExp(pattern).test(recorded.path)) return send(status, { error: { type: 'api_error', code: 'failure', message: `${this.name} fails on purpose` } });
+      if (method === recorded.method && new RegExp(pattern).test(recorded.path))
+        return send(status, { error: { type: 'api_error', code: 'failure', message: `${this.name} fails on purpose` } });
     }
     const pathname = recorded.path.split('?')[0];
     for (const route of this.routes) {
@@ -112,7 +113,16 @@ export class Fakes {
       const { api_key: key } = req.body as { api_key: string };
       const holder = this.apiKeys.get(key);
       if (!holder) return { status: 401, body: { error: { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid API key' } } };
-      return { status: 200, body: { access_token: this.issuer.token({ sub: holder.sub, permissions: holder.permissions }), token_type: 'Bearer', expires_in: 3600, service: holder.sub, permissions: holder.permissions } };
+      return {
+        status: 200,
+        body: {
+          access_token: this.issuer.token({ sub: holder.sub, permissions: holder.permissions }),
+          token_type: 'Bearer',
+          expires_in: 3600,
+          service: holder.sub,
+          permissions: holder.permissions,
+        },
+      };
     });
     this.registry
       .on('POST', /^\/api\/v1\/agents$/, (req) => {
@@ -126,7 +136,14 @@ export class Fakes {
       .on('DELETE', /^\/api\/v1\/agents\//, () => ({ status: 204 }))
       .on('GET', /^\/api\/v1\/agents$/, () => ({
         status: 200,
-        body: { items: [{ ...registryAgent({ namespace: 'acme', name: 'summarizer', version: '1.0.0' }), capabilities: ['network-outbound'], agentType: 'langchain' }], total: 1, limit: 50, offset: 0 },
+        body: {
+          items: [
+            { ...registryAgent({ namespace: 'acme', name: 'summarizer', version: '1.0.0' }), capabilities: ['network-outbound'], agentType: 'langchain' },
+          ],
+          total: 1,
+          limit: 50,
+          offset: 0,
+        },
       }));
     this.master.on('POST', /^\/api\/v1\/agents$/, () => ({ status: 201, body: { id: randomUUID() } }));
     this.master.on('PUT', /^\/api\/v1\/agents\/([^/]+)$/, (_req, match) => ({ status: 200, body: { id: match[1] } }));
@@ -136,7 +153,22 @@ export class Fakes {
       .on('DELETE', /^\/api\/v1\/agents\//, () => ({ status: 204 }))
       .on('GET', /^\/api\/v1\/agents$/, () => ({
         status: 200,
-        body: { agents: [{ id: 'live-1', name: 'summarizer', namespace: 'acme', capabilities: ['summarize'], endpoint: 'http://10.0.0.5:8080', status: 'passing', metadata: { framework: 'langchain' } }], total: 1, limit: 50, offset: 0 },
+        body: {
+          agents: [
+            {
+              id: 'live-1',
+              name: 'summarizer',
+              namespace: 'acme',
+              capabilities: ['summarize'],
+              endpoint: 'http://10.0.0.5:8080',
+              status: 'passing',
+              metadata: { framework: 'langchain' },
+            },
+          ],
+          total: 1,
+          limit: 50,
+          offset: 0,
+        },
       }))
       .on('POST', /^\/api\/v1\/messages$/, (req) => {
         const message = req.body as { to?: string; capability?: string; message_id: string; payload: Record<string, unknown> };
@@ -144,19 +176,40 @@ export class Fakes {
         const reply = this.agentReply?.(message.payload);
         // The "agent" answers its task at the reply URL it received, a moment later.
         if (reply !== undefined && typeof message.payload.reply_to === 'string') {
-          setTimeout(() => void fetch(message.payload.reply_to as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply) }).catch(() => undefined), 20);
+          setTimeout(
+            () =>
+              void fetch(message.payload.reply_to as string, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify(reply),
+              }).catch(() => undefined),
+            20,
+          );
         }
         return { status: 202, body: { id: randomUUID(), message_id: message.message_id, agent_id: agentId, state: 'queued', duplicate: false } };
       });
     this.tracing.on('POST', /^\/v1\/traces$/, () => ({ status: 200, body: {} })).on('DELETE', /^\/api\/traces$/, () => ({ status: 200, body: { deleted: 1 } }));
     this.workflowEngine
       .on('POST', /^\/api\/v1\/workflows$/, () => ({ status: 201, body: { id: randomUUID(), status: 'active', version: '1' } }))
-      .on('POST', /^\/api\/v1\/workflows\/([^/]+)\/execute$/, (_req, match) => ({ status: 202, body: { executionId: randomUUID(), workflowId: match[1], status: 'running' } }));
+      .on('POST', /^\/api\/v1\/workflows\/([^/]+)\/execute$/, (_req, match) => ({
+        status: 202,
+        body: { executionId: randomUUID(), workflowId: match[1], status: 'running' },
+      }));
     this.workers.on('POST', /^\/api\/v1\/workflows$/, () => ({ status: 202, body: { workflow_id: randomUUID(), state: 'pending' } }));
     this.mcpRegistry.on('POST', /^\/connections\/discover$/, () => ({
       status: 200,
       body: {
-        connections: [{ id: randomUUID(), name: 'everything', protocol: 'stdio', capabilities: ['tools'], health: { status: 'healthy', uptime: 10 }, load: 0, endpoint: { command: 'mcp-server-everything' } }],
+        connections: [
+          {
+            id: randomUUID(),
+            name: 'everything',
+            protocol: 'stdio',
+            capabilities: ['tools'],
+            health: { status: 'healthy', uptime: 10 },
+            load: 0,
+            endpoint: { command: 'mcp-server-everything' },
+          },
+        ],
         totalMatching: 1,
         loadBalanced: true,
         strategy: 'least-loaded',
@@ -200,14 +253,32 @@ export class Fakes {
         status: 201,
         body: { id: 41, ref: (req.body as { ref: string }).ref, status: 'created', web_url: `${this.scm.url}/p/41`, created_at: new Date().toISOString() },
       }))
-      .on('GET', /^\/api\/v4\/projects\/([^/]+)\/pipelines$/, () => ({ status: 200, body: [{ id: 41, ref: 'main', status: 'success', web_url: null, created_at: null }] }))
-      .on('GET', /^\/api\/v4\/(groups|projects)\/([^/]+)\/packages$/, () => ({ status: 200, body: [{ id: 7, name: '@acme/agent-kit', version: '1.2.0', package_type: 'npm', created_at: null }] }));
+      .on('GET', /^\/api\/v4\/projects\/([^/]+)\/pipelines$/, () => ({
+        status: 200,
+        body: [{ id: 41, ref: 'main', status: 'success', web_url: null, created_at: null }],
+      }))
+      .on('GET', /^\/api\/v4\/(groups|projects)\/([^/]+)\/packages$/, () => ({
+        status: 200,
+        body: [{ id: 7, name: '@acme/agent-kit', version: '1.2.0', package_type: 'npm', created_at: null }],
+      }));
     await Promise.all(this.servers().map((server) => server.start()));
     return this;
   }
 
   servers(): FakeServer[] {
-    return [this.auth, this.registry, this.master, this.mesh, this.tracing, this.workers, this.workflowEngine, this.mcpRegistry, this.kubernetes, this.cms, this.scm];
+    return [
+      this.auth,
+      this.registry,
+      this.master,
+      this.mesh,
+      this.tracing,
+      this.workers,
+      this.workflowEngine,
+      this.mcpRegistry,
+      this.kubernetes,
+      this.cms,
+      this.scm,
+    ];
   }
 
   async stop(): Promise<void> {

@@ -20,7 +20,15 @@ export async function startGateway(extraEnv: Record<string, string> = {}, starte
   const fakes = started ?? (await new Fakes().start());
   const port = await freePort();
   const service = await startService(gatewayService, {
-    env: { PORT: String(port), GATEWAY_PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', DATABASE_URL: testDatabaseUrl, REDIS_URL: testRedisUrl, ...fakes.env(), ...extraEnv },
+    env: {
+      PORT: String(port),
+      GATEWAY_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: testDatabaseUrl,
+      REDIS_URL: testRedisUrl,
+      ...fakes.env(),
+      ...extraEnv,
+    },
     verifier: fakes.issuer.verifier(),
   });
   const stop = async () => {
@@ -35,11 +43,20 @@ export function manifest(overrides: { name?: string; namespace?: string; version
   return {
     apiVersion: 'std/v0.4.7',
     kind: 'Agent',
-    metadata: { name: overrides.name ?? uniqueName('agent'), namespace: overrides.namespace ?? 'acme', version: overrides.version ?? '1.0.0', description: 'Summarises documents' },
+    metadata: {
+      name: overrides.name ?? uniqueName('agent'),
+      namespace: overrides.namespace ?? 'acme',
+      version: overrides.version ?? '1.0.0',
+      description: 'Summarises documents',
+    },
     security: {
       tier: 'tier_2_write_limited',
       capabilities: { required: ['network-outbound'], optional: ['tool-execution'] },
-      sandboxing: { required: true, type: 'container', resource_limits: { max_memory_mb: 512, max_cpu_cores: 0.5, max_execution_seconds: 120, max_disk_mb: 1024 } },
+      sandboxing: {
+        required: true,
+        type: 'container',
+        resource_limits: { max_memory_mb: 512, max_cpu_cores: 0.5, max_execution_seconds: 120, max_disk_mb: 1024 },
+      },
     },
   };
 }

@@ -15,30 +15,55 @@ describe('the Kubernetes deployer against a fake Kubernetes API server', () => {
 
   it('creates a Deployment and a Service from the manifest runtime and security limits', async () => {
     const body = { ...manifest(), runtime: { image: 'ghcr.io/acme/summarizer:1.0.0' } };
-    const created = await request(g.app).post('/api/v1/agents').set('Authorization', writer).send({ manifest: body, deployment: { port: 8080, replicas: 2, env: { MODE: 'fast' } } });
+    const created = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', writer)
+      .send({ manifest: body, deployment: { port: 8080, replicas: 2, env: { MODE: 'fast' } } });
     expect(created.status).toBe(201);
     const name = `acme-${body.metadata.name}`;
     expect(created.body.endpoint).toBe(`http://${name}.agents-test.svc.cluster.local:8080`);
-    expect(created.body.steps.at(-1)).toMatchObject({ step: 'deployer', status: 'done', detail: { deployer: 'kubernetes', namespace: 'agents-test', deployment: name, service: name } });
+    expect(created.body.steps.at(-1)).toMatchObject({
+      step: 'deployer',
+      status: 'done',
+      detail: { deployer: 'kubernetes', namespace: 'agents-test', deployment: name, service: name },
+    });
 
     const posts = g.fakes.kubernetes.calls('POST', '/apis/apps/v1/namespaces/agents-test/deployments');
     expect(posts.at(-1)!.authorization).toBe('Bearer k8s-token');
     const deployment = posts.at(-1)!.body as V1Deployment;
-    expect(deployment).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'agents-test', labels: { 'agent-platform/name': body.metadata.name } }, spec: { replicas: 2 } });
+    expect(deployment).toMatchObject({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'agents-test', labels: { 'agent-platform/name': body.metadata.name } },
+      spec: { replicas: 2 },
+    });
     const container = deployment.spec!.template.spec!.containers[0];
     expect(container.image).toBe('ghcr.io/acme/summarizer:1.0.0');
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
     expect(container.resources!.limits).toEqual({ memory: '512Mi', cpu: '0.5', 'ephemeral-storage': '1024Mi' });
     expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
-    expect(container.env).toEqual(expect.arrayContaining([{ name: 'MODE', value: 'fast' }, { name: 'AGENT_ID', value: created.body.id }, { name: 'AGENT_MAX_EXECUTION_SECONDS', value: '120' }]));
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        { name: 'MODE', value: 'fast' },
+        { name: 'AGENT_ID', value: created.body.id },
+        { name: 'AGENT_MAX_EXECUTION_SECONDS', value: '120' },
+      ]),
+    );
     expect(deployment.spec!.template.spec!.securityContext).toMatchObject({ runAsNonRoot: true });
     expect(deployment.spec!.selector.matchLabels).toEqual({ 'app.kubernetes.io/instance': name });
 
     const service = g.fakes.kubernetes.calls('POST', '/api/v1/namespaces/agents-test/services').at(-1)!.body as V1Service;
-    expect(service).toMatchObject({ kind: 'Service', metadata: { name }, spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/instance': name }, ports: [{ port: 8080, targetPort: 'http' }] } });
+    expect(service).toMatchObject({
+      kind: 'Service',
+      metadata: { name },
+      spec: { type: 'ClusterIP', selector: { 'app.kubernetes.io/instance': name }, ports: [{ port: 8080, targetPort: 'http' }] },
+    });
 
     // An update replaces the Deployment (409 on create, then PUT with its resourceVersion).
-    const updated = await request(g.app).put(`/api/v1/agents/${created.body.id}`).set('Authorization', writer).send({ deployment: { replicas: 3 } });
+    const updated = await request(g.app)
+      .put(`/api/v1/agents/${created.body.id}`)
+      .set('Authorization', writer)
+      .send({ deployment: { replicas: 3 } });
     expect(updated.status).toBe(200);
     const replaced = g.fakes.kubernetes.calls('PUT', `/apis/apps/v1/namespaces/agents-test/deployments/${name}`).at(-1)!.body as V1Deployment;
     expect(replaced.spec!.replicas).toBe(3);

@@ -11,7 +11,11 @@ const GATEWAY_ROWS = readFileSync(path.join(__dirname, '../../../docs/spec/endpo
 
 describe('the gateway OpenAPI document', () => {
   let g: Gateway;
-  let doc: { openapi: string; info: { version: string; title: string }; paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>> };
+  let doc: {
+    openapi: string;
+    info: { version: string; title: string };
+    paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+  };
   beforeAll(async () => {
     g = await startGateway();
     doc = (await request(g.app).get('/openapi.json')).body;

@@ -12,8 +12,14 @@ describe('agents against real master and tracing processes', () => {
   beforeAll(async () => {
     const fakes = await new Fakes().start();
     const auth = { AUTH_URL: new URL(fakes.issuer.jwksUri).origin, AUTH_ISSUER: fakes.issuer.issuer, AUTH_AUDIENCE: fakes.issuer.audience };
-    [master, tracing] = await Promise.all([spawnService('master', { env: { ...auth, REGISTRY_URL: fakes.registry.url }, timeoutMs: 90_000 }), spawnService('tracing', { env: auth, timeoutMs: 90_000 })]);
-    g = await startGateway({ MASTER_URL: master.url, TRACING_URL: tracing.url, GATEWAY_DEPLOYER: 'kubernetes', GATEWAY_K8S_NAMESPACE: 'agents', GATEWAY_K8S_TOKEN: 't' }, fakes);
+    [master, tracing] = await Promise.all([
+      spawnService('master', { env: { ...auth, REGISTRY_URL: fakes.registry.url }, timeoutMs: 90_000 }),
+      spawnService('tracing', { env: auth, timeoutMs: 90_000 }),
+    ]);
+    g = await startGateway(
+      { MASTER_URL: master.url, TRACING_URL: tracing.url, GATEWAY_DEPLOYER: 'kubernetes', GATEWAY_K8S_NAMESPACE: 'agents', GATEWAY_K8S_TOKEN: 't' },
+      fakes,
+    );
     token = g.issuer.bearer(['agents:read', 'agents:write', 'traces:read', 'traces:write', 'traces:admin'], { sub: uniqueName('owner') });
   }, 150_000);
   afterAll(async () => {

@@ -23,14 +23,25 @@ describe('execute through a real mesh process', () => {
         const envelope = JSON.parse(body) as { payload: { reply_to: string; input: { text: string } } };
         received.push(envelope);
         res.writeHead(202).end();
-        void fetch(envelope.payload.reply_to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ output: { upper: envelope.payload.input.text.toUpperCase() } }) });
+        void fetch(envelope.payload.reply_to, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ output: { upper: envelope.payload.input.text.toUpperCase() } }),
+        });
       });
     });
     await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
     agentUrl = `http://127.0.0.1:${(agent.address() as AddressInfo).port}/tasks`;
     const fakes = await new Fakes().start();
     mesh = await spawnService('mesh', {
-      env: { AUTH_URL: new URL(fakes.issuer.jwksUri).origin, AUTH_ISSUER: fakes.issuer.issuer, AUTH_AUDIENCE: fakes.issuer.audience, GRPC_PORT: '0', OUTBOUND_ALLOW_PRIVATE: 'true', MESH_CLUSTER: uniqueName('gw') },
+      env: {
+        AUTH_URL: new URL(fakes.issuer.jwksUri).origin,
+        AUTH_ISSUER: fakes.issuer.issuer,
+        AUTH_AUDIENCE: fakes.issuer.audience,
+        GRPC_PORT: '0',
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        MESH_CLUSTER: uniqueName('gw'),
+      },
       timeoutMs: 90_000,
     });
     g = await startGateway({ MESH_URL: mesh.url }, fakes);
@@ -43,12 +54,21 @@ describe('execute through a real mesh process', () => {
 
   it("registers the agent with the mesh and answers with the agent's reply", async () => {
     const token = g.issuer.bearer(['agents:read', 'agents:write', 'agents:execute', 'mesh:read', 'mesh:write'], { sub: uniqueName('owner') });
-    const created = await request(g.app).post('/api/v1/agents').set('Authorization', token).send({ manifest: manifest(), deployment: { endpoint: agentUrl } });
+    const created = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', token)
+      .send({ manifest: manifest(), deployment: { endpoint: agentUrl } });
     expect(created.status).toBe(201);
     const registered = await request(mesh.url).get('/api/v1/agents?limit=500').set('Authorization', token);
-    expect(registered.body.agents.find((item: { id: string }) => item.id === created.body.id)).toMatchObject({ endpoint: agentUrl, capabilities: ['network-outbound', 'tool-execution'] });
+    expect(registered.body.agents.find((item: { id: string }) => item.id === created.body.id)).toMatchObject({
+      endpoint: agentUrl,
+      capabilities: ['network-outbound', 'tool-execution'],
+    });
 
-    const executed = await request(g.app).post(`/api/v1/agents/${created.body.id}/execute`).set('Authorization', token).send({ input: { text: 'hello' }, timeout_ms: 60_000 });
+    const executed = await request(g.app)
+      .post(`/api/v1/agents/${created.body.id}/execute`)
+      .set('Authorization', token)
+      .send({ input: { text: 'hello' }, timeout_ms: 60_000 });
     expect(executed.status).toBe(200);
     expect(executed.body).toMatchObject({ status: 'completed', output: { upper: 'HELLO' } });
     expect(received.at(-1)).toMatchObject({ from: 'gateway', payload: { type: 'task', execution_id: executed.body.executionId } });

@@ -10,7 +10,10 @@ describe('agents against a real registry process', () => {
   let token: string;
   beforeAll(async () => {
     const fakes = await new Fakes().start();
-    registry = await spawnService('registry', { env: { AUTH_URL: new URL(fakes.issuer.jwksUri).origin, AUTH_ISSUER: fakes.issuer.issuer, AUTH_AUDIENCE: fakes.issuer.audience }, timeoutMs: 90_000 });
+    registry = await spawnService('registry', {
+      env: { AUTH_URL: new URL(fakes.issuer.jwksUri).origin, AUTH_ISSUER: fakes.issuer.issuer, AUTH_AUDIENCE: fakes.issuer.audience },
+      timeoutMs: 90_000,
+    });
     g = await startGateway({ REGISTRY_URL: registry.url }, fakes);
     token = g.issuer.bearer(['agents:read', 'agents:write', 'registry:read', 'registry:write'], { sub: uniqueName('owner') });
   }, 120_000);
@@ -46,7 +49,10 @@ describe('agents against a real registry process', () => {
 
   it("forwards the caller's token: a caller without registry:write is refused by the registry and nothing is left", async () => {
     const weak = g.issuer.bearer(['agents:write'], { sub: uniqueName('weak') });
-    const refused = await request(g.app).post('/api/v1/agents').set('Authorization', weak).send({ manifest: manifest({ namespace: uniqueName('ns') }) });
+    const refused = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', weak)
+      .send({ manifest: manifest({ namespace: uniqueName('ns') }) });
     expect(refused.status).toBe(502);
     expect(refused.body.error.details).toMatchObject({ step: 'registry', service: 'registry', upstreamStatus: 403 });
     expect(refused.body.error.details.agent.steps).toEqual([expect.objectContaining({ step: 'registry', status: 'failed' })]);

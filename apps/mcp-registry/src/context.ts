@@ -33,7 +33,6 @@ const REAP_INTERVAL_MS = 60_000;
 /** Forwarded operations a worker runs at once (tool calls may wait on slow tools). */
 const ON_DEMAND_CONCURRENCY = 64;
 
-
 /**
  * Everything the registry is made of, wired once: stores, the supervisor of MCP sessions, the
  * services the routers call, and the queue that runs scheduled checks.
@@ -53,8 +52,24 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
   const events = new EventBus(redis, `${prefix}:events`, logger);
   const liveLoad = new LiveLoad(redis, prefix, instance);
   const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, config.REDIS_URL, redis, prefix, logger);
-  const connections = new ConnectionService({ repository: new ConnectionRepository(db), scheduler, supervisor, events, liveLoad, stdioPolicy, defaultCapacity: config.MCP_DEFAULT_CAPACITY });
-  const healthChecks = new HealthCheckService({ repository: new HealthCheckRepository(db), connections, supervisor, events, liveLoad, degradedThreshold: config.MCP_DEGRADED_THRESHOLD, logger });
+  const connections = new ConnectionService({
+    repository: new ConnectionRepository(db),
+    scheduler,
+    supervisor,
+    events,
+    liveLoad,
+    stdioPolicy,
+    defaultCapacity: config.MCP_DEFAULT_CAPACITY,
+  });
+  const healthChecks = new HealthCheckService({
+    repository: new HealthCheckRepository(db),
+    connections,
+    supervisor,
+    events,
+    liveLoad,
+    degradedThreshold: config.MCP_DEGRADED_THRESHOLD,
+    logger,
+  });
   const toolCalls = new ToolCallService({ connections, supervisor, events, liveLoad });
   const discovery = new DiscoveryService({ repository: new DiscoveryRepository(db), liveLoad });
   const capabilities = new CapabilityService(new CapabilityRepository(db), connections);

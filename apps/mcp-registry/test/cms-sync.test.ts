@@ -68,13 +68,26 @@ describe('/cms/sync', () => {
     const res = await request(h.url)
       .post('/connections')
       .set('Authorization', h.writer)
-      .send({ name: uniqueName('local'), protocol: 'http', endpoint: { url: 'http://127.0.0.1:9/mcp' }, capabilities: ['files'], healthCheck: { enabled: false, interval: 30, timeout: 1000 } });
+      .send({
+        name: uniqueName('local'),
+        protocol: 'http',
+        endpoint: { url: 'http://127.0.0.1:9/mcp' },
+        capabilities: ['files'],
+        healthCheck: { enabled: false, interval: 30, timeout: 1000 },
+      });
     local = res.body;
     cms = await startFakeCms(apiKey, [
       {
         type: 'mcp_connection',
         id: 'cms-a',
-        attributes: { name: fromCms, connection_type: 'server', protocol: 'http', endpoint: { url: 'http://127.0.0.1:9/other' }, capabilities: ['search'], health_check: { enabled: false, interval: 30, timeout: 1000 } },
+        attributes: {
+          name: fromCms,
+          connection_type: 'server',
+          protocol: 'http',
+          endpoint: { url: 'http://127.0.0.1:9/other' },
+          capabilities: ['search'],
+          health_check: { enabled: false, interval: 30, timeout: 1000 },
+        },
       },
       { type: 'mcp_connection', id: 'cms-b', attributes: { name: stdioFromCms, protocol: 'stdio', endpoint: { command: 'mcp-server-everything' } } },
       { type: 'mcp_connection', id: 'cms-c', attributes: { name: uniqueName('broken'), protocol: 'http', endpoint: {} } },
@@ -112,10 +125,16 @@ describe('/cms/sync', () => {
   });
 
   it('answers 502 when the CMS refuses the key, and 400 for a bad request', async () => {
-    const refused = await request(h.url).post('/cms/sync').set('Authorization', h.writer).send({ cmsEndpoint: cms.url, apiKey: 'wrong', syncMode: 'bidirectional' });
+    const refused = await request(h.url)
+      .post('/cms/sync')
+      .set('Authorization', h.writer)
+      .send({ cmsEndpoint: cms.url, apiKey: 'wrong', syncMode: 'bidirectional' });
     expect(refused.status).toBe(502);
     expect(refused.body.error).toMatchObject({ type: 'api_error', code: 'cms_unavailable', details: { status: 401 } });
-    const bad = await request(h.url).post('/cms/sync').set('Authorization', h.writer).send({ cmsEndpoint: 'file:///etc/passwd', apiKey: '', syncMode: 'sideways' });
+    const bad = await request(h.url)
+      .post('/cms/sync')
+      .set('Authorization', h.writer)
+      .send({ cmsEndpoint: 'file:///etc/passwd', apiKey: '', syncMode: 'sideways' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['body.apiKey', 'body.cmsEndpoint', 'body.syncMode']);
   });

@@ -34,7 +34,13 @@ describe('connections', () => {
       id: expect.any(String),
       name: expect.stringMatching(/^conn-/),
       status: 'active',
-      connection: { id: res.body.id, type: 'server', protocol: 'http', capabilities: [capability], health: { status: 'initializing', lastCheck: null, uptime: 0, errorRate: 0 } },
+      connection: {
+        id: res.body.id,
+        type: 'server',
+        protocol: 'http',
+        capabilities: [capability],
+        health: { status: 'initializing', lastCheck: null, uptime: 0, errorRate: 0 },
+      },
       createdAt: expect.any(String),
     });
     const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
@@ -49,11 +55,19 @@ describe('connections', () => {
   });
 
   it('refuses invalid bodies with the zod issues, and a second connection of the same name', async () => {
-    const bad = await request(h.url).post('/connections').set('Authorization', h.writer).send({ name: '', protocol: 'carrier-pigeon', endpoint: {}, healthCheck: { interval: 'often' } });
+    const bad = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.writer)
+      .send({ name: '', protocol: 'carrier-pigeon', endpoint: {}, healthCheck: { interval: 'often' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
-    expect(bad.body.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual(expect.arrayContaining(['body.name', 'body.protocol', 'body.healthCheck.interval']));
-    const noCommand = await request(h.url).post('/connections').set('Authorization', h.admin).send({ ...stdioEverything(), endpoint: { args: [] } });
+    expect(bad.body.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual(
+      expect.arrayContaining(['body.name', 'body.protocol', 'body.healthCheck.interval']),
+    );
+    const noCommand = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.admin)
+      .send({ ...stdioEverything(), endpoint: { args: [] } });
     expect(noCommand.status).toBe(400);
     const name = uniqueName('twice');
     expect((await register({ name })).status).toBe(201);
@@ -70,8 +84,15 @@ describe('connections', () => {
     expect(byCapability.body.filtered).toBe(byCapability.body.connections.length);
     expect(byCapability.body.filtered).toBeGreaterThanOrEqual(3);
     expect(byCapability.body.total).toBeGreaterThanOrEqual(byCapability.body.filtered);
-    expect(byCapability.body.connections[0]).toMatchObject({ capabilities: [capability], metrics: { requestsPerMinute: 0, averageLatency: 0, activeConnections: 0 }, health: { status: 'initializing' } });
-    const idleClients = await request(h.url).get('/connections').query({ capability, status: 'idle', type: 'client', protocol: 'http' }).set('Authorization', h.reader);
+    expect(byCapability.body.connections[0]).toMatchObject({
+      capabilities: [capability],
+      metrics: { requestsPerMinute: 0, averageLatency: 0, activeConnections: 0 },
+      health: { status: 'initializing' },
+    });
+    const idleClients = await request(h.url)
+      .get('/connections')
+      .query({ capability, status: 'idle', type: 'client', protocol: 'http' })
+      .set('Authorization', h.reader);
     expect(idleClients.body.connections.map((c: { id: string }) => c.id)).toEqual([idle.body.id]);
     const page = await request(h.url).get('/connections').query({ capability, limit: 1, offset: 1 }).set('Authorization', h.reader);
     expect(page.body.connections).toHaveLength(1);
@@ -86,9 +107,20 @@ describe('connections', () => {
       .set('Authorization', h.writer)
       .send({ metadata: { owner: 'team-b' }, healthCheck: { timeout: 4000 }, capacity: 3 });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ metadata: { owner: 'team-b', region: 'eu', version: '1.0.0' }, healthCheck: { enabled: false, interval: 60, timeout: 4000 }, capacity: 3 });
+    expect(patched.body).toMatchObject({
+      metadata: { owner: 'team-b', region: 'eu', version: '1.0.0' },
+      healthCheck: { enabled: false, interval: 60, timeout: 4000 },
+      capacity: 3,
+    });
     expect((await request(h.url).patch(`/connections/${res.body.id}`).set('Authorization', h.writer).send({})).status).toBe(400);
-    expect((await request(h.url).patch(`/connections/${res.body.id}`).set('Authorization', h.writer).send({ endpoint: { url: 'http://x' } })).status).toBe(400);
+    expect(
+      (
+        await request(h.url)
+          .patch(`/connections/${res.body.id}`)
+          .set('Authorization', h.writer)
+          .send({ endpoint: { url: 'http://x' } })
+      ).status,
+    ).toBe(400);
     expect((await request(h.url).patch(`/connections/${res.body.id}`).set('Authorization', h.reader).send({ status: 'idle' })).status).toBe(403);
   });
 
@@ -125,9 +157,15 @@ describe('connections', () => {
     expect(imported.body.imported).toEqual([{ id: expect.any(String), name: res.body.name }]);
     expect(imported.body.errors.map((e: { name: string }) => e.name)).toEqual([stdio.name, expect.stringMatching(/^broken-/)]);
     expect(imported.body.errors[0].error).toMatch(/admin/);
-    const again = await request(h.url).post('/registry/import').set('Authorization', h.writer).send({ connections: [mine] });
+    const again = await request(h.url)
+      .post('/registry/import')
+      .set('Authorization', h.writer)
+      .send({ connections: [mine] });
     expect(again.body.skipped).toEqual([{ name: res.body.name, reason: expect.any(String) }]);
-    const replaced = await request(h.url).post('/registry/import').set('Authorization', h.writer).send({ connections: [{ ...mine, capabilities: ['other'] }], onConflict: 'replace' });
+    const replaced = await request(h.url)
+      .post('/registry/import')
+      .set('Authorization', h.writer)
+      .send({ connections: [{ ...mine, capabilities: ['other'] }], onConflict: 'replace' });
     expect(replaced.body.updated).toEqual([{ id: imported.body.imported[0].id, name: res.body.name }]);
   });
 
@@ -147,9 +185,15 @@ describe('connections', () => {
       ['get', '/connections?limit=9999&offset=-1', undefined, h.reader],
     ];
     for (const [method, url, body, token] of cases) {
-      const res = await request(h.url)[method as 'post'](url).set('Authorization', token).send(body as object);
+      const client = request(h.url);
+      const res = await client[method as 'post'](url)
+        .set('Authorization', token)
+        .send(body as object);
       expect([url, res.status]).toEqual([url, 400]);
-      expect(res.body).toMatchObject({ error: { type: 'validation_error', code: 'invalid_request', details: { issues: expect.any(Array) } }, requestId: expect.any(String) });
+      expect(res.body).toMatchObject({
+        error: { type: 'validation_error', code: 'invalid_request', details: { issues: expect.any(Array) } },
+        requestId: expect.any(String),
+      });
     }
   });
 });

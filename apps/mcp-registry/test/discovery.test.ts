@@ -17,7 +17,14 @@ describe('discovery and load balancing', () => {
     const res = await request(h.url)
       .post('/connections')
       .set('Authorization', h.writer)
-      .send({ name, protocol: 'http', endpoint: { url }, capabilities: [`${tool}-declared`], capacity, healthCheck: { enabled: false, interval: 30, timeout: 20_000 } });
+      .send({
+        name,
+        protocol: 'http',
+        endpoint: { url },
+        capabilities: [`${tool}-declared`],
+        capacity,
+        healthCheck: { enabled: false, interval: 30, timeout: 20_000 },
+      });
     expect(res.status).toBe(201);
     await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
     return res.body.id as string;
@@ -53,7 +60,11 @@ describe('discovery and load balancing', () => {
   });
 
   it('picks the least-loaded connection from live load and honours maxConnections', async () => {
-    const pending = request(h.url).post(`/connections/${busy}/tools/${tool}-gated/call`).set('Authorization', h.writer).send({ timeout: 20_000 }).then((res) => res);
+    const pending = request(h.url)
+      .post(`/connections/${busy}/tools/${tool}-gated/call`)
+      .set('Authorization', h.writer)
+      .send({ timeout: 20_000 })
+      .then((res) => res);
     await eventually(() => gate.pending === 1);
     const res = await discover({ capabilities: [tool], loadBalancing: { strategy: 'least-loaded', maxConnections: 1 } });
     expect(res.body).toMatchObject({ totalMatching: 2, loadBalanced: true, strategy: 'least-loaded' });
@@ -80,7 +91,11 @@ describe('discovery and load balancing', () => {
   it('summarises capabilities and registry numbers from the recorded calls', async () => {
     const caps = await request(h.url).get('/capabilities').set('Authorization', h.reader);
     expect(caps.status).toBe(200);
-    expect(caps.body.capabilities.find((c: { name: string }) => c.name === `${tool}-gated`)).toMatchObject({ providers: 2, totalRequests: 1, description: 'Answers when the test lets it' });
+    expect(caps.body.capabilities.find((c: { name: string }) => c.name === `${tool}-gated`)).toMatchObject({
+      providers: 2,
+      totalRequests: 1,
+      description: 'Answers when the test lets it',
+    });
     expect(caps.body.totalCapabilities).toBe(caps.body.capabilities.length);
     const stats = await request(h.url).get('/registry/stats').set('Authorization', h.reader);
     expect(stats.status).toBe(200);

@@ -24,7 +24,9 @@ export class Gate {
 /** A real MCP server (the SDK's McpServer) with a lookup tool named by the test and a gated tool. */
 export function buildServer(toolName: string, gate: Gate): McpServer {
   const server = new McpServer({ name: 'test-server', version: '1.0.0' });
-  server.registerTool(toolName, { description: 'Looks a key up', inputSchema: { key: z.string() } }, async ({ key }) => ({ content: [{ type: 'text', text: `value of ${key}` }] }));
+  server.registerTool(toolName, { description: 'Looks a key up', inputSchema: { key: z.string() } }, async ({ key }) => ({
+    content: [{ type: 'text', text: `value of ${key}` }],
+  }));
   server.registerTool(`${toolName}-gated`, { description: 'Answers when the test lets it' }, async () => {
     await gate.wait();
     return { content: [{ type: 'text', text: 'released' }] };
@@ -117,7 +119,8 @@ export async function startWebSocketMcpServer(toolName: string, gate: Gate): Pro
     requests: (method) => counts.get(method) ?? 0,
     // McpServer announces notifications/tools/list_changed to its connected client by itself.
     addTool: (name) => {
-      for (const server of servers) server.registerTool(name, { description: 'Added while connected' }, async () => ({ content: [{ type: 'text', text: name }] }));
+      for (const server of servers)
+        server.registerTool(name, { description: 'Added while connected' }, async () => ({ content: [{ type: 'text', text: name }] }));
     },
     close: () =>
       new Promise<void>((resolve) => {

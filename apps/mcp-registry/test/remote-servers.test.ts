@@ -24,7 +24,15 @@ describe('http and websocket connections', () => {
     request(h.url)
       .post('/connections')
       .set('Authorization', h.writer)
-      .send({ name: uniqueName(protocol), type: 'server', protocol, endpoint: { url }, capabilities: ['lookup'], healthCheck: { enabled: false, interval: 30, timeout: 20_000 }, ...extra });
+      .send({
+        name: uniqueName(protocol),
+        type: 'server',
+        protocol,
+        endpoint: { url },
+        capabilities: ['lookup'],
+        healthCheck: { enabled: false, interval: 30, timeout: 20_000 },
+        ...extra,
+      });
 
   it('registers an http server without admin rights and checks it healthy with its tools', async () => {
     const res = await register('http', httpServer.url);
@@ -34,11 +42,20 @@ describe('http and websocket connections', () => {
     expect(check.body).toMatchObject({ health: { status: 'healthy' }, diagnostics: { processRunning: true, tools: 2, pid: null } });
     const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
     expect(detail.body.capabilities.map((c: { name: string }) => c.name).sort()).toEqual(['lookup', tool, `${tool}-gated`].sort());
-    expect(detail.body.capabilities.find((c: { name: string }) => c.name === tool)).toMatchObject({ description: 'Looks a key up', schema: { properties: { key: { type: 'string' } } } });
+    expect(detail.body.capabilities.find((c: { name: string }) => c.name === tool)).toMatchObject({
+      description: 'Looks a key up',
+      schema: { properties: { key: { type: 'string' } } },
+    });
 
-    const call = await request(h.url).post(`/connections/${res.body.id}/tools/${tool}/call`).set('Authorization', h.writer).send({ arguments: { key: 'k1' } });
+    const call = await request(h.url)
+      .post(`/connections/${res.body.id}/tools/${tool}/call`)
+      .set('Authorization', h.writer)
+      .send({ arguments: { key: 'k1' } });
     expect(call.body).toMatchObject({ success: true, result: { content: [{ type: 'text', text: 'value of k1' }] } });
-    const invalid = await request(h.url).post(`/connections/${res.body.id}/tools/${tool}/call`).set('Authorization', h.writer).send({ arguments: { key: 42 } });
+    const invalid = await request(h.url)
+      .post(`/connections/${res.body.id}/tools/${tool}/call`)
+      .set('Authorization', h.writer)
+      .send({ arguments: { key: 42 } });
     expect(invalid.status).toBe(200);
     expect(invalid.body.success).toBe(false);
     const detailAfter = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
@@ -105,7 +122,7 @@ describe('http and websocket connections', () => {
     expect(after.map((s: { key: string }) => s.key)).not.toContain(`connection:${res.body.id}`);
   });
 
-  it('skips a scheduled check while another replica holds the connection\'s lock', async () => {
+  it("skips a scheduled check while another replica holds the connection's lock", async () => {
     const { eventually, testRedis } = await import('@platform/testing');
     const { QueueEvents } = await import('bullmq');
     const res = await register('http', httpServer.url);
@@ -120,7 +137,11 @@ describe('http and websocket connections', () => {
       if (jobId.includes(id)) outcomes.push(typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue);
     });
     try {
-      await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ healthCheck: { enabled: true, interval: 5 } }).expect(200);
+      await request(h.url)
+        .patch(`/connections/${id}`)
+        .set('Authorization', h.writer)
+        .send({ healthCheck: { enabled: true, interval: 5 } })
+        .expect(200);
       await eventually(() => outcomes.length >= 1, 20_000);
       expect(outcomes[0]).toMatchObject({ skipped: expect.any(String) });
       expect((await request(h.url).get(`/connections/${id}`).set('Authorization', h.reader)).body.health.checksPerformed).toBe(0);

@@ -29,7 +29,10 @@ describe('api and worker roles', () => {
     expect(api.context.supervisor.size).toBe(0);
     expect(worker!.supervisor.diagnostics(id).pid).toBe(check.body.diagnostics.pid);
 
-    const call = await request(api.url).post(`/connections/${id}/tools/echo/call`).set('Authorization', api.writer).send({ arguments: { message: 'through the queue' } });
+    const call = await request(api.url)
+      .post(`/connections/${id}/tools/echo/call`)
+      .set('Authorization', api.writer)
+      .send({ arguments: { message: 'through the queue' } });
     expect(call.status).toBe(200);
     expect(JSON.stringify(call.body.result.content)).toContain('through the queue');
 
@@ -39,7 +42,10 @@ describe('api and worker roles', () => {
     const missing = await request(api.url).post('/connections/00000000-0000-4000-8000-000000000000/health-check').set('Authorization', api.writer);
     expect(missing.status).toBe(404);
 
-    const batch = await request(api.url).post('/connections/health-check/batch').set('Authorization', api.writer).send({ connectionIds: [id] });
+    const batch = await request(api.url)
+      .post('/connections/health-check/batch')
+      .set('Authorization', api.writer)
+      .send({ connectionIds: [id] });
     expect(batch.body.summary).toEqual({ total: 1, healthy: 1, unhealthy: 0 });
 
     // Disconnecting through the API replica ends the process on the worker.

@@ -39,7 +39,10 @@ describe('stdio connections', () => {
   });
 
   it('calls a tool and records the request metrics', async () => {
-    const call = await request(h.url).post(`/connections/${everythingId}/tools/get-sum/call`).set('Authorization', h.writer).send({ arguments: { a: 2, b: 3 } });
+    const call = await request(h.url)
+      .post(`/connections/${everythingId}/tools/get-sum/call`)
+      .set('Authorization', h.writer)
+      .send({ arguments: { a: 2, b: 3 } });
     expect(call.status).toBe(200);
     expect(call.body.success).toBe(true);
     expect(JSON.stringify(call.body.result.content)).toContain('5');
@@ -82,9 +85,17 @@ describe('stdio connections', () => {
     const res = await request(h.url)
       .post('/connections')
       .set('Authorization', h.admin)
-      .send(stdioEverything(uniqueName('hang'), { endpoint: { command: 'node', args: [HANGING_SERVER] }, healthCheck: { enabled: false, interval: 30, timeout: 500 } }));
+      .send(
+        stdioEverything(uniqueName('hang'), {
+          endpoint: { command: 'node', args: [HANGING_SERVER] },
+          healthCheck: { enabled: false, interval: 30, timeout: 500 },
+        }),
+      );
     expect(res.status).toBe(201);
-    const batch = await request(h.url).post('/connections/health-check/batch').set('Authorization', h.writer).send({ connectionIds: [res.body.id, everythingId] });
+    const batch = await request(h.url)
+      .post('/connections/health-check/batch')
+      .set('Authorization', h.writer)
+      .send({ connectionIds: [res.body.id, everythingId] });
     expect(batch.status).toBe(200);
     const hung = batch.body.results.find((result: { connectionId: string }) => result.connectionId === res.body.id);
     expect(hung).toMatchObject({ status: 'error', error: expect.stringMatching(/timed out|no answer/i) });
@@ -93,10 +104,16 @@ describe('stdio connections', () => {
   });
 
   it('refuses a command off the allow-list and a caller without the admin permission', async () => {
-    const offList = await request(h.url).post('/connections').set('Authorization', h.admin).send(stdioEverything(uniqueName('sh'), { endpoint: { command: 'sh', args: ['-c', 'echo pwned'] } }));
+    const offList = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.admin)
+      .send(stdioEverything(uniqueName('sh'), { endpoint: { command: 'sh', args: ['-c', 'echo pwned'] } }));
     expect(offList.status).toBe(400);
     expect(offList.body.error).toMatchObject({ type: 'validation_error', code: 'command_not_allowed' });
-    const byPath = await request(h.url).post('/connections').set('Authorization', h.admin).send(stdioEverything(uniqueName('bash'), { endpoint: { command: '/bin/bash' } }));
+    const byPath = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.admin)
+      .send(stdioEverything(uniqueName('bash'), { endpoint: { command: '/bin/bash' } }));
     expect(byPath.status).toBe(400);
     const notAdmin = await request(h.url).post('/connections').set('Authorization', h.writer).send(stdioEverything());
     expect(notAdmin.status).toBe(403);
@@ -106,7 +123,10 @@ describe('stdio connections', () => {
   });
 
   it('runs the server in its own session, directory and environment, and ends its group on disconnect', async () => {
-    const res = await request(h.url).post('/connections').set('Authorization', h.admin).send(stdioEverything(uniqueName('short')));
+    const res = await request(h.url)
+      .post('/connections')
+      .set('Authorization', h.admin)
+      .send(stdioEverything(uniqueName('short')));
     const check = await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
     const pid: number = check.body.diagnostics.pid;
     const { readFileSync } = await import('node:fs');
@@ -134,7 +154,15 @@ describe('stdio connections', () => {
     const orphan = spawn('/usr/bin/setsid', [process.execPath, HANGING_SERVER], { stdio: 'ignore', detached: false });
     await eventually(() => processStartTicks(orphan.pid!) !== undefined);
     await h.db.supervisedProcess.create({
-      data: { host: h.context.instance.host, pid: orphan.pid!, startTicks: processStartTicks(orphan.pid!)!, instanceId: `dead-${uniqueName()}`, connectionId: everythingId, command: 'node', workDir: '/nonexistent' },
+      data: {
+        host: h.context.instance.host,
+        pid: orphan.pid!,
+        startTicks: processStartTicks(orphan.pid!)!,
+        instanceId: `dead-${uniqueName()}`,
+        connectionId: everythingId,
+        command: 'node',
+        workDir: '/nonexistent',
+      },
     });
     expect(await h.context.records.reapOrphans()).toBeGreaterThanOrEqual(1);
     await eventually(() => !isRunning(orphan.pid!));

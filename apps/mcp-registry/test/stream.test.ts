@@ -70,7 +70,11 @@ describe('/registry/stream', () => {
     const id = created.body.id as string;
     await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ status: 'idle' }).expect(200);
     await request(h.url).post(`/connections/${id}/health-check`).set('Authorization', h.writer).expect(200);
-    await request(h.url).post(`/connections/${id}/tools/${tool}/call`).set('Authorization', h.writer).send({ arguments: { key: 'x' } }).expect(200);
+    await request(h.url)
+      .post(`/connections/${id}/tools/${tool}/call`)
+      .set('Authorization', h.writer)
+      .send({ arguments: { key: 'x' } })
+      .expect(200);
 
     const mine = (messages: Message[]) => messages.filter((m) => m.connectionId === id);
     await eventually(() => mine(all.messages).length >= 4);
@@ -97,7 +101,10 @@ describe('/registry/stream', () => {
     const { testRedis } = await import('@platform/testing');
     const other = testRedis();
     const connectionId = uniqueName('elsewhere');
-    await other.publish(`${h.context.config.MCP_REDIS_PREFIX}:events`, JSON.stringify({ type: 'connection-status', connectionId, status: 'error', timestamp: new Date().toISOString() }));
+    await other.publish(
+      `${h.context.config.MCP_REDIS_PREFIX}:events`,
+      JSON.stringify({ type: 'connection-status', connectionId, status: 'error', timestamp: new Date().toISOString() }),
+    );
     await eventually(() => client.messages.some((m) => m.connectionId === connectionId));
     other.disconnect();
     client.socket.close();

@@ -29,7 +29,13 @@ export function fromRow(row: AgentRow): AgentWithOwner {
   const { ownerSub, ...agent } = row;
   // Prisma stores an unset scalar list as NULL and reads it as []; raw reads do the same here.
   for (const list of ['keywords', 'declaredCompliance', 'capabilities', 'compliance', 'tags'] as const) agent[list] ??= [];
-  return { ...agent, createdAt: new Date(agent.createdAt), updatedAt: new Date(agent.updatedAt), deletedAt: agent.deletedAt ? new Date(agent.deletedAt) : null, ns: { ownerSub } } as AgentWithOwner;
+  return {
+    ...agent,
+    createdAt: new Date(agent.createdAt),
+    updatedAt: new Date(agent.updatedAt),
+    deletedAt: agent.deletedAt ? new Date(agent.deletedAt) : null,
+    ns: { ownerSub },
+  } as AgentWithOwner;
 }
 
 /** An agent with its owner by id (deleted or not). */
@@ -71,8 +77,10 @@ export async function refreshAgent(tx: Tx, agentId: string): Promise<void> {
   const summary = documentRow ? summarizeManifest(documentRow.document) : EMPTY_SUMMARY;
   const compliance = [...new Set([...(agent.declaredCompliance ?? []), ...summary.compliance])];
   const passed = new Set(
-    (await tx.$queryRaw<Array<{ version: string }>>`
-      SELECT DISTINCT "version" FROM "registry"."Certification" WHERE "agentId" = ${agentId}::uuid AND "status" = 'passed'`).map((row) => row.version),
+    (
+      await tx.$queryRaw<Array<{ version: string }>>`
+      SELECT DISTINCT "version" FROM "registry"."Certification" WHERE "agentId" = ${agentId}::uuid AND "status" = 'passed'`
+    ).map((row) => row.version),
   );
   const certifiedVersion = published.find((version) => passed.has(version.version))?.version ?? null;
   const latestVersion = latest?.version ?? null;

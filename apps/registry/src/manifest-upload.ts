@@ -61,8 +61,7 @@ function hasNul(value: unknown): boolean {
   return false;
 }
 
-const invalid = (message: string, issues: ManifestIssue[], extra: Record<string, unknown> = {}) =>
-  badRequest(message, { issues, ...extra });
+const invalid = (message: string, issues: ManifestIssue[], extra: Record<string, unknown> = {}) => badRequest(message, { issues, ...extra });
 
 export interface AcceptOptions {
   /**
@@ -80,7 +79,8 @@ export interface AcceptOptions {
 export function acceptManifest(raw: RawManifest, options: AcceptOptions = {}): AcceptedManifest {
   if (raw.error === 'too_large') throw payloadTooLarge('The manifest is too large');
   if (raw.error === 'unreadable' || !raw.bytes) throw badRequest('The request body could not be read');
-  if (raw.bytes.length === 0) throw invalid('The request body is empty: send the manifest', [{ path: '$', message: 'a manifest is required', code: 'manifest.required' }]);
+  if (raw.bytes.length === 0)
+    throw invalid('The request body is empty: send the manifest', [{ path: '$', message: 'a manifest is required', code: 'manifest.required' }]);
   const format = declaredFormat(raw.contentType);
   let text: string;
   try {
@@ -94,12 +94,16 @@ export function acceptManifest(raw: RawManifest, options: AcceptOptions = {}): A
   }
   const document = result.manifest as unknown as Record<string, unknown>;
   if (hasNul(document)) {
-    throw invalid('The manifest contains a NUL character (\\u0000), which the registry cannot store', [{ path: '$', message: 'remove NUL characters', code: 'registry.nul_character' }]);
+    throw invalid('The manifest contains a NUL character (\\u0000), which the registry cannot store', [
+      { path: '$', message: 'remove NUL characters', code: 'registry.nul_character' },
+    ]);
   }
   const metadata = (document.metadata ?? {}) as Record<string, unknown>;
   const version = metadata.version;
   if (typeof version !== 'string' || !registry.SemanticVersion.safeParse(version).success || !semver.valid(version)) {
-    throw invalid('Publishing needs metadata.version, a semantic version', [{ path: '$.metadata.version', message: 'a semantic version such as 1.0.0 is required to publish', code: 'registry.metadata.version.required' }]);
+    throw invalid('Publishing needs metadata.version, a semantic version', [
+      { path: '$.metadata.version', message: 'a semantic version such as 1.0.0 is required to publish', code: 'registry.metadata.version.required' },
+    ]);
   }
   const convertedBytes = convert(document, result.format);
   return {

@@ -72,7 +72,15 @@ export const registryService = defineService({
     if (worker) recordFailedCertifications(worker, certifications, logger);
 
     const ctx: RouteContext = {
-      limit: [rateLimit({ redis: infra.redis, name: 'registry', points: config.REGISTRY_RATE_LIMIT, burst: config.REGISTRY_RATE_BURST, windowSeconds: config.REGISTRY_RATE_WINDOW })],
+      limit: [
+        rateLimit({
+          redis: infra.redis,
+          name: 'registry',
+          points: config.REGISTRY_RATE_LIMIT,
+          burst: config.REGISTRY_RATE_BURST,
+          windowSeconds: config.REGISTRY_RATE_WINDOW,
+        }),
+      ],
       usage,
     };
     const api = new ApiRouter(await infra.verifier());

@@ -9,22 +9,45 @@ describe('agents', () => {
   });
   afterAll(() => h.stop());
 
-  it('publishes a JSON manifest: 201, the namespace is the caller\'s, the agent shows the manifest\'s fields', async () => {
+  it("publishes a JSON manifest: 201, the namespace is the caller's, the agent shows the manifest's fields", async () => {
     const owner = h.user();
     const ns = uniqueName('ns');
-    const res = await h.publish(owner.auth, manifest({
-      namespace: ns, name: 'code-reviewer', version: '1.0.0', description: 'Reviews pull requests', agentKind: 'reviewer', tags: ['git'],
-      labels: { team: 'devex' }, security: goodSecurity('tier_2_write_limited', ['filesystem-read']), governance: { compliance_profiles: ['SOC2'] },
-    }));
+    const res = await h.publish(
+      owner.auth,
+      manifest({
+        namespace: ns,
+        name: 'code-reviewer',
+        version: '1.0.0',
+        description: 'Reviews pull requests',
+        agentKind: 'reviewer',
+        tags: ['git'],
+        labels: { team: 'devex' },
+        security: goodSecurity('tier_2_write_limited', ['filesystem-read']),
+        governance: { compliance_profiles: ['SOC2'] },
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.created).toBe(true);
     expect(res.body.agent).toMatchObject({
-      namespace: ns, name: 'code-reviewer', owner: owner.sub, latestVersion: '1.0.0', description: 'Reviews pull requests', kind: 'Agent',
-      agentKind: 'reviewer', tier: 'tier_2_write_limited', capabilities: ['filesystem-read'], tags: ['git'], labels: { team: 'devex' },
-      compliance: ['soc2'], certified: false, status: 'active',
+      namespace: ns,
+      name: 'code-reviewer',
+      owner: owner.sub,
+      latestVersion: '1.0.0',
+      description: 'Reviews pull requests',
+      kind: 'Agent',
+      agentKind: 'reviewer',
+      tier: 'tier_2_write_limited',
+      capabilities: ['filesystem-read'],
+      tags: ['git'],
+      labels: { team: 'devex' },
+      compliance: ['soc2'],
+      certified: false,
+      status: 'active',
     });
     expect(res.body.version).toMatchObject({ version: '1.0.0', format: 'json', latest: true, prerelease: false, unpublished: false, schemaVersion: '0.4.7' });
-    const got = await request(h.app).get(`/api/v1/agents/${ns}/code-reviewer`).set('Authorization', h.user(['registry:read']).auth);
+    const got = await request(h.app)
+      .get(`/api/v1/agents/${ns}/code-reviewer`)
+      .set('Authorization', h.user(['registry:read']).auth);
     expect(got.status).toBe(200);
     expect(got.body.owner).toBe(owner.sub);
   });
@@ -38,7 +61,7 @@ describe('agents', () => {
     expect(res.body.agent.description).toBe('Reviews pull requests and suggests fixes.');
   });
 
-  it('answers 400 with the validator\'s errors (paths and codes) and stores nothing', async () => {
+  it("answers 400 with the validator's errors (paths and codes) and stores nothing", async () => {
     const owner = h.user();
     const ns = uniqueName('ns');
     const bad = manifest({ namespace: ns, name: 'Bad_Name', version: '1.0.0', security: { tier: 'tier_9' } });
@@ -123,7 +146,13 @@ describe('agents', () => {
 
   it('answers 404 for an unknown agent and 400 for a malformed name', async () => {
     const { auth } = h.user();
-    expect((await request(h.app).get(`/api/v1/agents/${uniqueName('ns')}/nobody`).set('Authorization', auth)).status).toBe(404);
+    expect(
+      (
+        await request(h.app)
+          .get(`/api/v1/agents/${uniqueName('ns')}/nobody`)
+          .set('Authorization', auth)
+      ).status,
+    ).toBe(404);
     const bad = await request(h.app).get('/api/v1/agents/Bad_NS/x').set('Authorization', auth);
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues[0].path).toBe('params.namespace');
@@ -134,9 +163,18 @@ describe('agents', () => {
     const ns = uniqueName('ns');
     await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0', description: 'from the manifest' }));
     const path = `/api/v1/agents/${ns}/agent`;
-    const res = await request(h.app).put(path).set('Authorization', owner.auth).send({ displayName: 'Agent', homepage: 'https://example.org', keywords: ['helper'], compliance: ['hipaa'] });
+    const res = await request(h.app)
+      .put(path)
+      .set('Authorization', owner.auth)
+      .send({ displayName: 'Agent', homepage: 'https://example.org', keywords: ['helper'], compliance: ['hipaa'] });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ displayName: 'Agent', homepage: 'https://example.org', keywords: ['helper'], compliance: ['hipaa'], description: 'from the manifest' });
+    expect(res.body).toMatchObject({
+      displayName: 'Agent',
+      homepage: 'https://example.org',
+      keywords: ['helper'],
+      compliance: ['hipaa'],
+      description: 'from the manifest',
+    });
     const cleared = await request(h.app).put(path).set('Authorization', owner.auth).send({ displayName: null });
     expect(cleared.body.displayName).toBeNull();
     const unknownField = await request(h.app).put(path).set('Authorization', owner.auth).send({ description: 'rewrite the manifest' });
@@ -164,14 +202,20 @@ describe('agents', () => {
     const revived = await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.1' }));
     expect(revived.status).toBe(201);
     expect(revived.body.agent.latestVersion).toBe('1.0.1');
-    const admin = await request(h.app).delete(path).set('Authorization', h.user(['registry:write', 'registry:admin']).auth);
+    const admin = await request(h.app)
+      .delete(path)
+      .set('Authorization', h.user(['registry:write', 'registry:admin']).auth);
     expect(admin.status).toBe(204);
   });
 
   it('lists agents with filters, paging and totals; bad filter values are 400', async () => {
     const { auth } = h.user();
     const ns = uniqueName('ns');
-    for (const [name, kind] of [['a-task', 'Task'], ['b-agent', 'Agent'], ['c-agent', 'Agent']] as const) {
+    for (const [name, kind] of [
+      ['a-task', 'Task'],
+      ['b-agent', 'Agent'],
+      ['c-agent', 'Agent'],
+    ] as const) {
       expect((await h.publish(auth, manifest({ namespace: ns, name, version: '1.0.0', kind }))).status).toBe(201);
     }
     const all = await request(h.app).get(`/api/v1/agents?namespace=${ns}&limit=2`).set('Authorization', auth);
@@ -202,7 +246,9 @@ describe('agents', () => {
     expect(agent.body.latestVersion).toBe('1.10.0');
     const list = await request(h.app).get(`/api/v1/agents/${ns}/agent/versions`).set('Authorization', owner.auth);
     expect(list.body.total).toBe(7);
-    const rivals = await Promise.all([h.user(), h.user(), h.user()].map((user) => h.publish(user.auth, manifest({ namespace: `${ns}-claim`, name: 'agent', version: '1.0.0' }))));
+    const rivals = await Promise.all(
+      [h.user(), h.user(), h.user()].map((user) => h.publish(user.auth, manifest({ namespace: `${ns}-claim`, name: 'agent', version: '1.0.0' }))),
+    );
     expect(rivals.map((res) => res.status).sort()).toEqual([201, 403, 403]);
   });
 });

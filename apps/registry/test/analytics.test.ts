@@ -49,11 +49,25 @@ describe('analytics', () => {
     const ns = uniqueName('stats');
     await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0' })).expect(201);
     const path = `/api/v1/analytics/${ns}/agent`;
-    const stranger = await request(h.app).get(path).set('Authorization', h.user(['registry:read']).auth);
+    const stranger = await request(h.app)
+      .get(path)
+      .set('Authorization', h.user(['registry:read']).auth);
     expect(stranger.status).toBe(403);
     expect(stranger.body.error.type).toBe('authorization_error');
-    expect((await request(h.app).get(path).set('Authorization', h.user(['registry:read', 'registry:admin']).auth)).status).toBe(200);
-    expect((await request(h.app).get(path).set('Authorization', h.user(['*']).auth)).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get(path)
+          .set('Authorization', h.user(['registry:read', 'registry:admin']).auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get(path)
+          .set('Authorization', h.user(['*']).auth)
+      ).status,
+    ).toBe(200);
     expect((await request(h.app).get(path)).status).toBe(401);
     expect((await request(h.app).get(`/api/v1/analytics/${ns}/ghost`).set('Authorization', owner.auth)).status).toBe(404);
   });

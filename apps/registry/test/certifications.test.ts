@@ -56,7 +56,9 @@ describe('certification requests', () => {
   it('runs end to end: request → queued job → report → certified=true in search', async () => {
     const owner = h.user();
     const ns = uniqueName('cert');
-    const doc = signed(manifest({ namespace: ns, name: 'trusted', version: '1.0.0', description: 'certifiable agent', security: goodSecurity('tier_3_write_elevated') }));
+    const doc = signed(
+      manifest({ namespace: ns, name: 'trusted', version: '1.0.0', description: 'certifiable agent', security: goodSecurity('tier_3_write_elevated') }),
+    );
     expect((await h.publish(owner.auth, doc)).status).toBe(201);
     const requested = await request(h.app).post(`/api/v1/certifications/${ns}/trusted/request`).set('Authorization', owner.auth).send({});
     expect(requested.status).toBe(201);
@@ -78,7 +80,9 @@ describe('certification requests', () => {
     expect(version.body.certification).toBe('passed');
 
     // A new latest version is not certified until it is certified itself.
-    await h.publish(owner.auth, signed(manifest({ namespace: ns, name: 'trusted', version: '1.1.0', security: goodSecurity('tier_3_write_elevated') }))).expect(201);
+    await h
+      .publish(owner.auth, signed(manifest({ namespace: ns, name: 'trusted', version: '1.1.0', security: goodSecurity('tier_3_write_elevated') })))
+      .expect(201);
     const after = await request(h.app).get(`/api/v1/agents/${ns}/trusted`).set('Authorization', owner.auth);
     expect(after.body).toMatchObject({ latestVersion: '1.1.0', certified: false, certifiedVersion: '1.0.0' });
   });
@@ -112,7 +116,14 @@ describe('certification requests', () => {
     expect((await request(h.app).post(path).set('Authorization', owner.auth).send({ version: 'latest-ish' })).status).toBe(400);
     expect((await request(h.app).post(path).set('Authorization', owner.auth).send({ level: 'gold' })).status).toBe(400);
     expect((await request(h.app).post(path).send({})).status).toBe(401);
-    expect((await request(h.app).post(path).set('Authorization', h.user(['registry:read']).auth).send({})).status).toBe(403);
+    expect(
+      (
+        await request(h.app)
+          .post(path)
+          .set('Authorization', h.user(['registry:read']).auth)
+          .send({})
+      ).status,
+    ).toBe(403);
     expect((await request(h.app).get('/api/v1/certifications?status=great').set('Authorization', owner.auth)).status).toBe(400);
     expect((await request(h.app).get('/api/v1/certifications')).status).toBe(401);
   });

@@ -17,7 +17,13 @@ describe('certification dead letters', () => {
     const failed = await request(h.app).get('/api/v1/admin/queues/registry.certifications/failed?limit=5').set('Authorization', admin);
     expect(failed.status).toBe(200);
     expect(failed.body).toMatchObject({ limit: 5, offset: 0, total: expect.any(Number) });
-    expect((await request(h.app).get('/api/v1/admin/queues').set('Authorization', h.user(['registry:write']).auth)).status).toBe(403);
+    expect(
+      (
+        await request(h.app)
+          .get('/api/v1/admin/queues')
+          .set('Authorization', h.user(['registry:write']).auth)
+      ).status,
+    ).toBe(403);
     expect((await request(h.app).get('/api/v1/admin/queues')).status).toBe(401);
   });
 });

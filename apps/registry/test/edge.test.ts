@@ -15,7 +15,7 @@ describe('edge inputs never reach a 500', () => {
       '/api/v1/search?q=agent&offset=9999999999',
       `/api/v1/search?q=${'a'.repeat(256)}`,
       `/api/v1/search?q=${'a'.repeat(257)}`,
-      `/api/v1/search?q=${encodeURIComponent("'; DROP TABLE \"Agent\"; --")}`,
+      `/api/v1/search?q=${encodeURIComponent('\'; DROP TABLE "Agent"; --')}`,
       '/api/v1/search?q=%00',
       '/api/v1/search?q[]=a&q[]=b',
       '/api/v1/agents?namespace[a]=b',
@@ -41,7 +41,9 @@ describe('edge inputs never reach a 500', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues[0].code).toBe('registry.nul_character');
     const literal = text.replace('a\\u0000b', 'a\\\\u0000b');
-    expect((await request(h.app).post('/api/v1/agents').set('Authorization', owner.auth).set('Content-Type', 'application/json').send(literal)).status).toBe(201);
+    expect((await request(h.app).post('/api/v1/agents').set('Authorization', owner.auth).set('Content-Type', 'application/json').send(literal)).status).toBe(
+      201,
+    );
     const put = await request(h.app).put(`/api/v1/agents/${ns}/agent`).set('Authorization', owner.auth).send({ displayName: 'a\u0000b' });
     expect(put.status).toBe(400);
   });

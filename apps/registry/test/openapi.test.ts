@@ -96,6 +96,12 @@ describe('rate limiting', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(limited.headers['retry-after']).toBeDefined();
-    expect((await request(h.app).get('/api/v1/agents?limit=1').set('Authorization', h.user(['registry:read']).auth)).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get('/api/v1/agents?limit=1')
+          .set('Authorization', h.user(['registry:read']).auth)
+      ).status,
+    ).toBe(200);
   });
 });

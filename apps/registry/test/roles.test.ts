@@ -12,7 +12,9 @@ describe('the worker role', () => {
       const ready = await request(worker.url).get('/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.dependencies).toMatchObject({ database: expect.anything(), cache: expect.anything() });
-      const api = await request(worker.url).get('/api/v1/agents').set('Authorization', worker.issuer.bearer(['registry:read']));
+      const api = await request(worker.url)
+        .get('/api/v1/agents')
+        .set('Authorization', worker.issuer.bearer(['registry:read']));
       expect(api.status).toBe(404);
     } finally {
       await worker.stop();

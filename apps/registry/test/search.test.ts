@@ -25,9 +25,32 @@ describe('search', () => {
     ns = uniqueName('search');
     word = `zq${ns.slice(-8).replace(/[^a-z0-9]/g, '')}`;
     const docs = [
-      manifest({ namespace: ns, name: `${word}-bot`, version: '1.0.0', description: 'Something unrelated', kind: 'Agent', agentKind: 'assistant', security: goodSecurity('tier_1_read', ['browser']) }),
-      manifest({ namespace: ns, name: 'helper', version: '1.0.0', description: `Works with ${word} data`, kind: 'Task', security: goodSecurity('tier_3_write_elevated', ['database-read']) }),
-      manifest({ namespace: ns, name: 'tagged', version: '1.0.0', description: 'Tag match', tags: [word], agentKind: 'reviewer', governance: { compliance: { frameworks: ['HIPAA'] } } }),
+      manifest({
+        namespace: ns,
+        name: `${word}-bot`,
+        version: '1.0.0',
+        description: 'Something unrelated',
+        kind: 'Agent',
+        agentKind: 'assistant',
+        security: goodSecurity('tier_1_read', ['browser']),
+      }),
+      manifest({
+        namespace: ns,
+        name: 'helper',
+        version: '1.0.0',
+        description: `Works with ${word} data`,
+        kind: 'Task',
+        security: goodSecurity('tier_3_write_elevated', ['database-read']),
+      }),
+      manifest({
+        namespace: ns,
+        name: 'tagged',
+        version: '1.0.0',
+        description: 'Tag match',
+        tags: [word],
+        agentKind: 'reviewer',
+        governance: { compliance: { frameworks: ['HIPAA'] } },
+      }),
       manifest({ namespace: ns, name: 'labelled', version: '1.0.0', description: 'Label match', labels: { domain: word } }),
       manifest({ namespace: ns, name: 'unrelated', version: '1.0.0', description: 'Nothing to see' }),
     ];
@@ -60,11 +83,15 @@ describe('search', () => {
   it('matches capabilities, prefixes and stems; a query of symbols finds nothing', async () => {
     const byCapability = await request(h.app).get(`/api/v1/search?q=database-read&namespace=${ns}`).set('Authorization', reader);
     expect(names(byCapability)).toEqual(['helper']);
-    const prefix = await request(h.app).get(`/api/v1/search?q=${word.slice(0, 6)}&namespace=${ns}`).set('Authorization', reader);
+    const prefix = await request(h.app)
+      .get(`/api/v1/search?q=${word.slice(0, 6)}&namespace=${ns}`)
+      .set('Authorization', reader);
     expect(prefix.body.total).toBe(4);
     const stem = await request(h.app).get(`/api/v1/search?q=works%20${word}&namespace=${ns}`).set('Authorization', reader);
     expect(names(stem)).toEqual(['helper']);
-    const symbols = await request(h.app).get(`/api/v1/search?q=${encodeURIComponent('&|!():*')}`).set('Authorization', reader);
+    const symbols = await request(h.app)
+      .get(`/api/v1/search?q=${encodeURIComponent('&|!():*')}`)
+      .set('Authorization', reader);
     expect(symbols.status).toBe(200);
     expect(symbols.body).toMatchObject({ total: 0, items: [] });
   });
@@ -104,7 +131,11 @@ describe('search', () => {
     const own = uniqueName('search');
     const keyword = `kw${own.slice(-8).replace(/[^a-z0-9]/g, '')}`;
     await h.publish(owner.auth, manifest({ namespace: own, name: 'plain', version: '1.0.0' }));
-    await request(h.app).put(`/api/v1/agents/${own}/plain`).set('Authorization', owner.auth).send({ keywords: [keyword], compliance: ['gdpr'] }).expect(200);
+    await request(h.app)
+      .put(`/api/v1/agents/${own}/plain`)
+      .set('Authorization', owner.auth)
+      .send({ keywords: [keyword], compliance: ['gdpr'] })
+      .expect(200);
     const found = await request(h.app).get(`/api/v1/search?q=${keyword}&compliance=gdpr`).set('Authorization', reader);
     expect(names(found)).toEqual(['plain']);
     await request(h.app).delete(`/api/v1/agents/${own}/plain`).set('Authorization', owner.auth).expect(204);
@@ -113,14 +144,20 @@ describe('search', () => {
 
   it('takes the filters in one `filters` parameter too (key:value pairs or JSON), and refuses bad or conflicting ones', async () => {
     const q = `/api/v1/search?q=${word}&namespace=${ns}`;
-    const pairs = await request(h.app).get(`${q}&filters=${encodeURIComponent('kind:Task, tier:tier_3_write_elevated')}`).set('Authorization', reader);
+    const pairs = await request(h.app)
+      .get(`${q}&filters=${encodeURIComponent('kind:Task, tier:tier_3_write_elevated')}`)
+      .set('Authorization', reader);
     expect(names(pairs)).toEqual(['helper']);
-    const json = await request(h.app).get(`${q}&filters=${encodeURIComponent('{"agentKind":"reviewer","certified":false}')}`).set('Authorization', reader);
+    const json = await request(h.app)
+      .get(`${q}&filters=${encodeURIComponent('{"agentKind":"reviewer","certified":false}')}`)
+      .set('Authorization', reader);
     expect(names(json)).toEqual(['tagged']);
     const same = await request(h.app).get(`${q}&kind=Task&filters=kind:Task`).set('Authorization', reader);
     expect(names(same)).toEqual(['helper']);
     for (const filters of ['kind:Robot', 'colour:blue', 'kind', '{"kind":', '[1]', 'certified:maybe']) {
-      const res = await request(h.app).get(`${q}&filters=${encodeURIComponent(filters)}`).set('Authorization', reader);
+      const res = await request(h.app)
+        .get(`${q}&filters=${encodeURIComponent(filters)}`)
+        .set('Authorization', reader);
       expect([filters, res.status, res.body.error?.details?.issues?.[0]?.path]).toEqual([filters, 400, 'query.filters']);
     }
     const conflict = await request(h.app).get(`${q}&kind=Agent&filters=kind:Task`).set('Authorization', reader);

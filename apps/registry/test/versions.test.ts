@@ -52,7 +52,13 @@ describe('versions and manifests', () => {
     const { owner, base } = await agentWith(['1.0.0']);
     expect((await request(h.app).get(`${base}/versions/9.9.9`).set('Authorization', owner.auth)).status).toBe(404);
     expect((await request(h.app).get(`${base}/versions/9.9.9/manifest`).set('Authorization', owner.auth)).status).toBe(404);
-    expect((await request(h.app).get(`/api/v1/agents/${uniqueName('ns')}/x/versions`).set('Authorization', owner.auth)).status).toBe(404);
+    expect(
+      (
+        await request(h.app)
+          .get(`/api/v1/agents/${uniqueName('ns')}/x/versions`)
+          .set('Authorization', owner.auth)
+      ).status,
+    ).toBe(404);
     const malformed = await request(h.app).get(`${base}/versions/v1`).set('Authorization', owner.auth);
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.details.issues[0].path).toBe('params.version');
@@ -87,7 +93,10 @@ describe('versions and manifests', () => {
     expect(gone.body.error.details).toEqual({ unpublished: true });
     expect((await request(h.app).get(`${base}/versions/latest`).set('Authorization', owner.auth)).body.version).toBe('1.0.0');
     const list = await request(h.app).get(`${base}/versions?unpublished=true`).set('Authorization', owner.auth);
-    expect(list.body.items.map((v: { version: string; unpublished: boolean }) => [v.version, v.unpublished])).toEqual([['1.1.0', true], ['1.0.0', false]]);
+    expect(list.body.items.map((v: { version: string; unpublished: boolean }) => [v.version, v.unpublished])).toEqual([
+      ['1.1.0', true],
+      ['1.0.0', false],
+    ]);
     const again = await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.1.0' }), `${base}/versions`);
     expect(again.status).toBe(409);
     expect(again.body.error.details).toEqual({ version: '1.1.0', unpublished: true });
@@ -102,11 +111,15 @@ describe('versions and manifests', () => {
     expect(published.status).toBe(201);
     expect(published.body.version).toMatchObject({ digest: sha256(text), size: Buffer.byteLength(text) });
     const path = `/api/v1/agents/${ns}/agent/versions/1.0.0/manifest`;
-    const res = await request(h.app).get(path).set('Authorization', owner.auth).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await request(h.app)
+      .get(path)
+      .set('Authorization', owner.auth)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(res.status).toBe(200);
     expect((res.body as Buffer).toString('utf8')).toBe(text);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -141,7 +154,9 @@ describe('versions and manifests', () => {
     expect(asJson.headers['x-manifest-converted']).toBe('true');
     expect(asJson.body).toEqual(YAML.parse(text));
     expect(asJson.headers.etag).not.toBe(asPublished.headers.etag);
-    expect((await request(h.app).get(path).set('Authorization', owner.auth).set('Accept', 'application/json').set('If-None-Match', asJson.headers.etag)).status).toBe(304);
+    expect(
+      (await request(h.app).get(path).set('Authorization', owner.auth).set('Accept', 'application/json').set('If-None-Match', asJson.headers.etag)).status,
+    ).toBe(304);
     const prefersJson = await request(h.app).get(path).set('Authorization', owner.auth).set('Accept', 'application/yaml;q=0.5, application/json');
     expect(prefersJson.headers['x-manifest-format']).toBe('json');
     const html = await request(h.app).get(path).set('Authorization', owner.auth).set('Accept', 'text/html');
@@ -154,7 +169,10 @@ describe('versions and manifests', () => {
     const ns = uniqueName('ns');
     const doc = manifest({ namespace: ns, name: 'agent', version: '1.0.0', description: 'json first' });
     expect((await h.publish(owner.auth, doc)).status).toBe(201);
-    const res = await request(h.app).get(`/api/v1/agents/${ns}/agent/versions/1.0.0/manifest`).set('Authorization', owner.auth).set('Accept', 'application/yaml');
+    const res = await request(h.app)
+      .get(`/api/v1/agents/${ns}/agent/versions/1.0.0/manifest`)
+      .set('Authorization', owner.auth)
+      .set('Accept', 'application/yaml');
     expect(res.status).toBe(200);
     expect(res.headers['x-manifest-converted']).toBe('true');
     expect(YAML.parse(res.text)).toEqual(doc);

@@ -75,12 +75,16 @@ export const tracingService = defineService({
     writer.on('error', (error) => logger.warn({ err: error }, 'span writer connection lost'));
     infra.onShutdown('span writer', () => writer.end(), ShutdownPriority.stores - 1);
     const spansRepository = new SpansRepository(db, writer);
-    const buffer = new IngestBuffer((spans, embeddings) => spansRepository.insertBatch(spans, embeddings), {
-      flushMs: config.TRACING_FLUSH_MS,
-      flushSpans: config.TRACING_FLUSH_SPANS,
-      capacity: config.TRACING_BUFFER_SPANS,
-      concurrency: config.TRACING_FLUSH_CONCURRENCY,
-    }, logger);
+    const buffer = new IngestBuffer(
+      (spans, embeddings) => spansRepository.insertBatch(spans, embeddings),
+      {
+        flushMs: config.TRACING_FLUSH_MS,
+        flushSpans: config.TRACING_FLUSH_SPANS,
+        capacity: config.TRACING_BUFFER_SPANS,
+        concurrency: config.TRACING_FLUSH_CONCURRENCY,
+      },
+      logger,
+    );
     infra.onShutdown('span buffer', () => buffer.close(), ShutdownPriority.components);
     const retention = new RetentionService(new ConfigRepository(db), spansRepository, buffer);
     const ingest = new IngestService(buffer, retention.retentionDays, logger);
@@ -90,15 +94,26 @@ export const tracingService = defineService({
     const retentionJobs = infra.queues.producer(retentionQueue);
     infra.queues.process(retentionQueue, async () => retention.run(), { concurrency: 1 });
     if (infra.role !== 'api') {
-      await retentionJobs.queue.upsertJobScheduler('tracing.retention', { every: config.TRACING_RETENTION_INTERVAL_MS }, { name: 'retention', data: { payload: { reason: 'schedule' }, trace: {} } });
+      await retentionJobs.queue.upsertJobScheduler(
+        'tracing.retention',
+        { every: config.TRACING_RETENTION_INTERVAL_MS },
+        { name: 'retention', data: { payload: { reason: 'schedule' }, trace: {} } },
+      );
     }
 
     const datasetsRepository = new DatasetsRepository(db);
-    const evaluations = new EvaluationsService(new EvaluationsRepository(db), datasetsRepository, spansRepository, ingest, infra.queues.producer(evaluationQueue), {
-      attempts: config.TRACING_EVAL_ATTEMPTS,
-      backoffMs: config.TRACING_EVAL_BACKOFF_MS,
-      allowPrivateTargets: config.TRACING_EVAL_ALLOW_PRIVATE_TARGETS,
-    });
+    const evaluations = new EvaluationsService(
+      new EvaluationsRepository(db),
+      datasetsRepository,
+      spansRepository,
+      ingest,
+      infra.queues.producer(evaluationQueue),
+      {
+        attempts: config.TRACING_EVAL_ATTEMPTS,
+        backoffMs: config.TRACING_EVAL_BACKOFF_MS,
+        allowPrivateTargets: config.TRACING_EVAL_ALLOW_PRIVATE_TARGETS,
+      },
+    );
     infra.queues.process(evaluationQueue, (payload, job) => evaluations.process(payload, job), { concurrency: config.TRACING_EVAL_CONCURRENCY });
     const embeddings = new EmbeddingsService(new EmbeddingsRepository(db), infra.queues.producer(projectionQueue), '/api');
     infra.queues.process(projectionQueue, (payload) => embeddings.process(payload), { concurrency: 1 });
@@ -111,7 +126,15 @@ export const tracingService = defineService({
     embeddingRoutes(api, embeddings);
 
     return {
-      beforeBody: [otlpRouter({ service: ingest, keys, verifier, maxBodyBytes: config.TRACING_MAX_BODY_MB * 1024 * 1024, retryAfterSeconds: config.TRACING_RETRY_AFTER_SECONDS })],
+      beforeBody: [
+        otlpRouter({
+          service: ingest,
+          keys,
+          verifier,
+          maxBodyBytes: config.TRACING_MAX_BODY_MB * 1024 * 1024,
+          retryAfterSeconds: config.TRACING_RETRY_AFTER_SECONDS,
+        }),
+      ],
       routers: [
         { basePath: '/v1', router: otlpDocumentation(verifier) },
         { basePath: '/api', router: api },

@@ -27,8 +27,16 @@ describe('embeddings', () => {
         'embedding.embeddings.0.embedding.text': `text ${i}`,
       },
     }));
-    const small = Array.from({ length: 2 }, (_, i) => ({ name: 'embed', attributes: { 'embedding.model_name': 'tiny-4', 'embedding.embeddings.0.embedding.vector': [i, 1, 2, 3] } }));
-    await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(otlpJson(project, [...spans, ...small]))).expect(200);
+    const small = Array.from({ length: 2 }, (_, i) => ({
+      name: 'embed',
+      attributes: { 'embedding.model_name': 'tiny-4', 'embedding.embeddings.0.embedding.vector': [i, 1, 2, 3] },
+    }));
+    await request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(otlpJson(project, [...spans, ...small])))
+      .expect(200);
   });
   afterAll(() => h.stop());
 

@@ -16,7 +16,11 @@ describe('datasets and evaluations', () => {
   const failing = new Set<string>();
   const seenTraceparents: string[] = [];
 
-  const post = (path: string, body: unknown, permissions = WRITE) => request(h.url).post(path).set('Authorization', h.bearer(permissions)).send(body as object);
+  const post = (path: string, body: unknown, permissions = WRITE) =>
+    request(h.url)
+      .post(path)
+      .set('Authorization', h.bearer(permissions))
+      .send(body as object);
   const get = (path: string, permissions = READ) => request(h.url).get(path).set('Authorization', h.bearer(permissions));
   const dataset = async (data: unknown[]) => (await post('/api/datasets', { name: uniqueName('ds'), data }).expect(201)).body.id as string;
   const finished = (id: string) =>
@@ -63,7 +67,13 @@ describe('datasets and evaluations', () => {
     expect(list.body.total).toBe(2);
     expect(list.body.datasets.map((row: { version: number }) => row.version)).toEqual([2, 1]);
     expect((await get(`/api/datasets/${second.body.id}`)).body.data).toEqual([{ input: 'a' }, { input: 'b', metadata: { k: 1 } }]);
-    for (const body of [{ name, data: [] }, { name, data: [{ expected_output: 'x' }] }, { data: [{ input: 1 }] }, { name, data: 'nope' }, { name: 'x', data: [{ input: 1, metadata: 'no' }] }]) {
+    for (const body of [
+      { name, data: [] },
+      { name, data: [{ expected_output: 'x' }] },
+      { data: [{ input: 1 }] },
+      { name, data: 'nope' },
+      { name: 'x', data: [{ input: 1, metadata: 'no' }] },
+    ]) {
       expect((await post('/api/datasets', body)).status).toBe(400);
     }
     expect((await post('/api/datasets', { name, data: [{ input: 'x'.repeat(300 * 1024) }] })).status).toBe(413);
@@ -78,14 +88,24 @@ describe('datasets and evaluations', () => {
       .post('/v1/traces')
       .set('x-api-key', INGEST_KEY)
       .set('Content-Type', 'application/json')
-      .send(JSON.stringify(otlpJson(uniqueName('linked'), [{ traceId: linked, name: 'llm', durationNano: 250_000_000n, startNano: nowNano(), attributes: { 'llm.token_count.total': 17 } }])))
+      .send(
+        JSON.stringify(
+          otlpJson(uniqueName('linked'), [
+            { traceId: linked, name: 'llm', durationNano: 250_000_000n, startNano: nowNano(), attributes: { 'llm.token_count.total': 17 } },
+          ]),
+        ),
+      )
       .expect(200);
     const id = await dataset([
       { input: 'capital of France?', expected_output: 'Paris', output: 'Paris', metadata: { trace_id: linked } },
       { input: 'kitten', expected_output: 'sitting', output: 'kitten' },
       { input: 'json', expected_output: '{"a":1}', output: '{"a": 1}' },
     ]);
-    const created = await post('/api/evaluations', { name: 'own outputs', dataset_id: id, metrics: ['exact_match', 'contains', 'levenshtein', 'json_valid', { name: 'regex', pattern: '^[A-Za-z]+$' }, 'latency', 'tokens'] });
+    const created = await post('/api/evaluations', {
+      name: 'own outputs',
+      dataset_id: id,
+      metrics: ['exact_match', 'contains', 'levenshtein', 'json_valid', { name: 'regex', pattern: '^[A-Za-z]+$' }, 'latency', 'tokens'],
+    });
     expect(created.status).toBe(202);
     expect(created.body.counts.total).toBe(3);
     const done = await finished(created.body.id);
@@ -93,7 +113,13 @@ describe('datasets and evaluations', () => {
     const results = (await get(`/api/evaluations/${created.body.id}/results`)).body;
     expect(results.total).toBe(3);
     const [paris, kitten, json] = results.results;
-    expect(paris).toMatchObject({ index: 0, status: 'succeeded', trace_id: linked, latency_ms: 250, scores: { exact_match: 1, contains: 1, levenshtein: 1, json_valid: 0, regex: 1, latency: 250, tokens: 17 } });
+    expect(paris).toMatchObject({
+      index: 0,
+      status: 'succeeded',
+      trace_id: linked,
+      latency_ms: 250,
+      scores: { exact_match: 1, contains: 1, levenshtein: 1, json_valid: 0, regex: 1, latency: 250, tokens: 17 },
+    });
     expect(kitten.scores).toMatchObject({ exact_match: 0, contains: 0, json_valid: 0, regex: 1, latency: null, tokens: null });
     expect(kitten.scores.levenshtein).toBeCloseTo(4 / 7, 10);
     expect(json.scores).toMatchObject({ exact_match: 0, json_valid: 1, regex: 0 });

@@ -7,7 +7,6 @@ import { tracingService } from '../src/service';
 
 export const INGEST_KEY = `ingest-${randomBytes(12).toString('hex')}`;
 
-
 export interface Harness {
   svc: StartedService<unknown, unknown>;
   issuer: TestIssuer;
@@ -107,7 +106,10 @@ export function otlpProtobuf(project: string, spans: SpanSpec[], resourceKey?: s
     if (Array.isArray(value)) return value.map(toBase64);
     if (typeof value !== 'object' || value === null) return value;
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, ['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof item === 'string' ? Buffer.from(item, 'hex') : toBase64(item)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        ['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof item === 'string' ? Buffer.from(item, 'hex') : toBase64(item),
+      ]),
     );
   };
   return Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(toBase64(json) as Record<string, unknown>)).finish());

@@ -98,7 +98,11 @@ describe('POST /v1/traces', () => {
   it('answers protobuf with a protobuf ExportTraceServiceResponse and counts invalid spans in partialSuccess', async () => {
     const project = uniqueName('partial');
     const good = hex(16);
-    const body = otlpProtobuf(project, [{ traceId: good, name: 'ok' }, { traceId: '00'.repeat(16), name: 'bad id' }, { traceId: hex(16), name: '' }]);
+    const body = otlpProtobuf(project, [
+      { traceId: good, name: 'ok' },
+      { traceId: '00'.repeat(16), name: 'bad id' },
+      { traceId: hex(16), name: '' },
+    ]);
     const res = await request(h.url)
       .post('/v1/traces')
       .set('x-api-key', INGEST_KEY)
@@ -108,7 +112,9 @@ describe('POST /v1/traces', () => {
       .parse(protobufParser);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/x-protobuf/);
-    const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(res.body as Buffer), { longs: String }) as { partialSuccess: { rejectedSpans: string; errorMessage: string } };
+    const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(res.body as Buffer), { longs: String }) as {
+      partialSuccess: { rejectedSpans: string; errorMessage: string };
+    };
     expect(decoded.partialSuccess.rejectedSpans).toBe('2');
     expect(decoded.partialSuccess.errorMessage).toMatch(/traceId/);
     expect((await request(h.url).get(`/api/traces/${good}`).set('Authorization', h.bearer(READ))).status).toBe(200);
@@ -127,9 +133,19 @@ describe('POST /v1/traces', () => {
   it('puts spans in the project of openinference.project.name, else service.name, else default', async () => {
     const service = uniqueName('svc');
     const traceA = hex(16);
-    await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(otlpJson(service, [{ traceId: traceA }], 'service.name')).expect(200);
+    await request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send(otlpJson(service, [{ traceId: traceA }], 'service.name'))
+      .expect(200);
     const traceB = hex(16);
-    await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(otlpJson('x', [{ traceId: traceB }], 'other.attribute')).expect(200);
+    await request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send(otlpJson('x', [{ traceId: traceB }], 'other.attribute'))
+      .expect(200);
     expect((await request(h.url).get(`/api/traces/${traceA}`).set('Authorization', h.bearer(READ))).body.projects).toEqual([service]);
     expect((await request(h.url).get(`/api/traces/${traceB}`).set('Authorization', h.bearer(READ))).body.projects).toEqual(['default']);
   });
@@ -137,7 +153,8 @@ describe('POST /v1/traces', () => {
   it('keeps one copy of a span exported twice (exporter retries)', async () => {
     const project = uniqueName('dupe');
     const body = otlpProtobuf(project, [{ spanId: hex(8), traceId: hex(16) }]);
-    for (let i = 0; i < 2; i++) await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/x-protobuf').send(body).expect(200);
+    for (let i = 0; i < 2; i++)
+      await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/x-protobuf').send(body).expect(200);
     expect((await request(h.url).get(`/api/projects/${project}/spans`).set('Authorization', h.bearer(READ))).body.total).toBe(1);
   });
 
@@ -148,11 +165,19 @@ describe('POST /v1/traces', () => {
     expect(proto.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
     const json = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send('{"resourceSpans": [');
     expect(json.status).toBe(400);
-    const shape = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send('{"resourceSpans": "nope"}');
+    const shape = await request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send('{"resourceSpans": "nope"}');
     expect(shape.status).toBe(400);
     const array = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send('[1,2]');
     expect(array.status).toBe(400);
-    const badGzip = await fetch(`${h.url}/v1/traces`, { method: 'POST', headers: { 'x-api-key': INGEST_KEY, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: 'not gzip' });
+    const badGzip = await fetch(`${h.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'x-api-key': INGEST_KEY, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: 'not gzip',
+    });
     expect(badGzip.status).toBe(400);
   });
 
@@ -160,7 +185,12 @@ describe('POST /v1/traces', () => {
     const res = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'text/plain').send('hello');
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_media_type');
-    const encoding = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').set('Content-Encoding', 'br').send('{}');
+    const encoding = await request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'br')
+      .send('{}');
     expect(encoding.status).toBe(415);
   });
 
@@ -172,7 +202,11 @@ describe('POST /v1/traces', () => {
     const bomb = gzip(Buffer.alloc(64 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(200 * 1024);
     // fetch sends the bytes as they are (superagent re-encodes a body it is told is gzip).
-    const res = await fetch(`${h.url}/v1/traces`, { method: 'POST', headers: { 'x-api-key': INGEST_KEY, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
+    const res = await fetch(`${h.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'x-api-key': INGEST_KEY, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: bomb,
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/after decompression/);
   });
@@ -184,12 +218,24 @@ describe('POST /v1/traces', () => {
     expect(none.status).toBe(401);
     expect(none.body.error.type).toBe('authentication_error');
     expect((await request(h.url).post('/v1/traces').set('x-api-key', 'wrong').set('Content-Type', 'application/json').send(body)).status).toBe(401);
-    expect((await request(h.url).post('/v1/traces').set('Authorization', 'Bearer wrong.token.value').set('Content-Type', 'application/json').send(body)).status).toBe(401);
+    expect(
+      (await request(h.url).post('/v1/traces').set('Authorization', 'Bearer wrong.token.value').set('Content-Type', 'application/json').send(body)).status,
+    ).toBe(401);
     const readOnly = await request(h.url).post('/v1/traces').set('Authorization', h.bearer(READ)).set('Content-Type', 'application/json').send(body);
     expect(readOnly.status).toBe(403);
     expect(readOnly.body.error.details.required).toBe('traces:write');
-    expect((await request(h.url).post('/v1/traces').set('Authorization', h.bearer(['traces:write'])).set('Content-Type', 'application/json').send(body)).status).toBe(200);
-    expect((await request(h.url).post('/v1/traces').set('Authorization', 'Bearer second-key').set('Content-Type', 'application/json').send(body)).status).toBe(200);
+    expect(
+      (
+        await request(h.url)
+          .post('/v1/traces')
+          .set('Authorization', h.bearer(['traces:write']))
+          .set('Content-Type', 'application/json')
+          .send(body)
+      ).status,
+    ).toBe(200);
+    expect((await request(h.url).post('/v1/traces').set('Authorization', 'Bearer second-key').set('Content-Type', 'application/json').send(body)).status).toBe(
+      200,
+    );
     const after = (await request(h.url).get('/api/stats').set('Authorization', h.bearer(READ))).body.ingest.unauthenticated_requests;
     expect(after - before).toBe(3);
   });
@@ -204,12 +250,20 @@ describe('a full ingest buffer', () => {
 
   it('answers 503 with Retry-After instead of growing, and takes what fits', async () => {
     const project = uniqueName('full');
-    const tooMany = otlpJson(project, Array.from({ length: 6 }, () => ({})));
+    const tooMany = otlpJson(
+      project,
+      Array.from({ length: 6 }, () => ({})),
+    );
     const res = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(tooMany));
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('7');
-    const fits = otlpJson(project, Array.from({ length: 5 }, () => ({})));
-    expect((await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(fits))).status).toBe(200);
+    const fits = otlpJson(
+      project,
+      Array.from({ length: 5 }, () => ({})),
+    );
+    expect(
+      (await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(fits))).status,
+    ).toBe(200);
     expect((await request(h.url).get(`/api/projects/${project}/spans`).set('Authorization', h.bearer(READ))).body.total).toBe(5);
   });
 });

@@ -1,6 +1,12 @@
 import { levenshteinSimilarity, score, type ScoringInput } from '../src/evaluations/metrics';
 
-const input = (output: unknown, expected?: unknown, extra: Partial<ScoringInput> = {}): ScoringInput => ({ output, expected, latencyMs: null, tokens: null, ...extra });
+const input = (output: unknown, expected?: unknown, extra: Partial<ScoringInput> = {}): ScoringInput => ({
+  output,
+  expected,
+  latencyMs: null,
+  tokens: null,
+  ...extra,
+});
 
 describe('evaluation metrics', () => {
   it('exact_match compares trimmed text, and JSON values whatever their key order', () => {

@@ -44,7 +44,13 @@ describe('the tracing app', () => {
 
   it('refuses every API endpoint without a token (401) and with a token lacking its permission (403)', async () => {
     const doc = (await request(h.url).get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const sample: Record<string, string> = { trace_id: 'a'.repeat(32), project: 'p', eval_id: '00000000-0000-4000-8000-000000000000', projection_id: '00000000-0000-4000-8000-000000000000', dataset_id: '00000000-0000-4000-8000-000000000000' };
+    const sample: Record<string, string> = {
+      trace_id: 'a'.repeat(32),
+      project: 'p',
+      eval_id: '00000000-0000-4000-8000-000000000000',
+      projection_id: '00000000-0000-4000-8000-000000000000',
+      dataset_id: '00000000-0000-4000-8000-000000000000',
+    };
     let checked = 0;
     for (const [route, methods] of Object.entries(doc.paths)) {
       if (!route.startsWith('/api/')) continue;
@@ -52,7 +58,8 @@ describe('the tracing app', () => {
       for (const method of Object.keys(methods) as Array<'get' | 'post' | 'put' | 'delete'>) {
         const anonymous = await request(h.url)[method](path);
         expect([method, route, anonymous.status, anonymous.body.error?.type]).toEqual([method, route, 401, 'authentication_error']);
-        const unrelated = await request(h.url)[method](path).set('Authorization', h.bearer(['registry:read']));
+        const client = request(h.url);
+        const unrelated = await client[method](path).set('Authorization', h.bearer(['registry:read']));
         expect([method, route, unrelated.status, unrelated.body.error?.code]).toEqual([method, route, 403, 'insufficient_permissions']);
         checked++;
       }
@@ -61,7 +68,9 @@ describe('the tracing app', () => {
   });
 
   it('answers unknown routes with route_not_found', async () => {
-    const res = await request(h.url).get('/api/nothing').set('Authorization', h.bearer(['traces:read']));
+    const res = await request(h.url)
+      .get('/api/nothing')
+      .set('Authorization', h.bearer(['traces:read']));
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('route_not_found');
   });

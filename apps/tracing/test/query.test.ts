@@ -13,14 +13,29 @@ describe('queries', () => {
   const orphanId = hex(8);
   const base = nowNano() - 60_000n * MS;
   const send = (spans: SpanSpec[], name = project) =>
-    request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(otlpJson(name, spans))).expect(200);
+    request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(otlpJson(name, spans)))
+      .expect(200);
   const get = (path: string, permissions = READ) => request(h.url).get(path).set('Authorization', h.bearer(permissions));
 
   beforeAll(async () => {
     h = await startTracing();
     await send([
       { traceId, spanId: rootId, name: 'agent.run', kind: 2, startNano: base, durationNano: 100n * MS, attributes: { 'user.id': 'u-1', retries: 3 } },
-      { traceId, spanId: childId, parentSpanId: rootId, name: 'llm.call', kind: 3, startNano: base + 10n * MS, durationNano: 50n * MS, status: { code: 2, message: 'rate limited' }, attributes: { 'llm.model': 'tiny', ok: false } },
+      {
+        traceId,
+        spanId: childId,
+        parentSpanId: rootId,
+        name: 'llm.call',
+        kind: 3,
+        startNano: base + 10n * MS,
+        durationNano: 50n * MS,
+        status: { code: 2, message: 'rate limited' },
+        attributes: { 'llm.model': 'tiny', ok: false },
+      },
       { traceId, spanId: orphanId, parentSpanId: hex(8), name: 'late.child', startNano: base + 20n * MS, durationNano: 1n * MS },
     ]);
     // 12 more spans, one per second, in other traces.

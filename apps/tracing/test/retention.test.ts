@@ -11,7 +11,12 @@ const HOUR = 3_600_000_000_000n;
 describe('retention and deletion', () => {
   let h: Harness;
   const send = (project: string, spans: SpanSpec[]) =>
-    request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(otlpJson(project, spans))).expect(200);
+    request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(otlpJson(project, spans)))
+      .expect(200);
   const exists = async (traceId: string) => (await request(h.url).get(`/api/traces/${traceId}`).set('Authorization', h.bearer(READ))).status === 200;
   const admin = (method: 'get' | 'put' | 'post' | 'delete', path: string) => request(h.url)[method](path).set('Authorization', h.bearer(ADMIN));
 
@@ -58,7 +63,11 @@ describe('retention and deletion', () => {
     expect(await exists(traces.justNewer)).toBe(true);
     expect(await exists(traces.recent)).toBe(true);
     // Spans older than the retention period are refused at ingestion from now on.
-    const late = await request(h.url).post('/v1/traces').set('x-api-key', INGEST_KEY).set('Content-Type', 'application/json').send(JSON.stringify(otlpJson(project, [{ startNano: now - 6n * DAY }])));
+    const late = await request(h.url)
+      .post('/v1/traces')
+      .set('x-api-key', INGEST_KEY)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(otlpJson(project, [{ startNano: now - 6n * DAY }])));
     expect(late.body.partialSuccess.rejectedSpans).toBe('1');
     await admin('put', '/api/config').send({ retention_days: 30 }).expect(200);
   });
@@ -70,7 +79,9 @@ describe('retention and deletion', () => {
     const spans = Array.from({ length: 10 }, (_, i) => ({ name: `s${i}`, startNano: base + BigInt(i) * 1_000_000_000n }));
     await send(capped, spans);
     await send(other, spans);
-    await admin('put', '/api/config').send({ project_span_caps: { [capped]: 3 } }).expect(200);
+    await admin('put', '/api/config')
+      .send({ project_span_caps: { [capped]: 3 } })
+      .expect(200);
     const gc = await admin('post', '/api/gc');
     expect(gc.body.spans_deleted_by_cap).toBe(7);
     const left = await request(h.url).get(`/api/projects/${capped}/spans`).set('Authorization', h.bearer(READ));
@@ -113,7 +124,13 @@ describe('retention and deletion', () => {
   });
 
   it('refuses deletion without admin or with bad input', async () => {
-    expect((await request(h.url).delete(`/api/traces?trace_id=${hex(16)}`).set('Authorization', h.bearer(READ))).status).toBe(403);
+    expect(
+      (
+        await request(h.url)
+          .delete(`/api/traces?trace_id=${hex(16)}`)
+          .set('Authorization', h.bearer(READ))
+      ).status,
+    ).toBe(403);
     expect((await request(h.url).delete(`/api/traces?trace_id=${hex(16)}`)).status).toBe(401);
     for (const query of ['', 'before=soon', 'trace_id=abc', `before=2026-01-01&trace_id=${hex(16)}`]) {
       expect([query, (await admin('delete', `/api/traces?${query}`)).status]).toEqual([query, 400]);

@@ -33,7 +33,9 @@ describe('the platform tracing itself', () => {
     const res = await fetch(`${auth!.url}/.well-known/jwks.json`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
     expect(res.status).toBe(200);
     const trace = await eventually(async () => {
-      const found = await request(h.url).get(`/api/traces/${traceId}`).set('Authorization', h.bearer(['traces:read']));
+      const found = await request(h.url)
+        .get(`/api/traces/${traceId}`)
+        .set('Authorization', h.bearer(['traces:read']));
       return found.status === 200 ? found.body : undefined;
     }, 20_000);
     expect(trace.projects).toEqual(['auth']);

@@ -11,7 +11,9 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 /** A unique-constraint violation: P2002 from a model query, SQLSTATE 23505 inside a raw one (P2010). */
 export function isUniqueViolation(error: unknown): boolean {
   const known = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } } } | undefined;
-  return known?.code === 'P2002' || (known?.code === 'P2010' && (known.meta?.code === '23505' || known.meta?.driverAdapterError?.cause?.originalCode === '23505'));
+  return (
+    known?.code === 'P2002' || (known?.code === 'P2010' && (known.meta?.code === '23505' || known.meta?.driverAdapterError?.cause?.originalCode === '23505'))
+  );
 }
 
 /**

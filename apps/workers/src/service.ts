@@ -77,7 +77,10 @@ export const workersService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, db, logger } = infra;
-    const sql = createSqlPool(serviceDatabaseUrl('workers', config.DATABASE_URL), { poolSize: config.DATABASE_POOL_SIZE, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
+    const sql = createSqlPool(serviceDatabaseUrl('workers', config.DATABASE_URL), {
+      poolSize: config.DATABASE_POOL_SIZE,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    });
     infra.onShutdown('postgres (engine pool)', () => sql.end(), ShutdownPriority.stores);
     const engine = new EngineRepository(db, config.WORKERS_QUEUE, sql);
     const queue = stepQueue(config.WORKERS_QUEUE);
@@ -100,7 +103,13 @@ export const workersService = defineService({
       await cancels.listen();
       infra.onShutdown('cancel bus', () => cancels.close(), ShutdownPriority.components);
       infra.queues.process(queue, (payload) => executor.process(payload.taskId, payload.attempt), { concurrency: config.WORKERS_CONCURRENCY });
-      await workersRepository.register({ id: workerId, host: hostname(), pid: process.pid, concurrency: config.WORKERS_CONCURRENCY, taskTypes: ['http', 'agent', 'database'] });
+      await workersRepository.register({
+        id: workerId,
+        host: hostname(),
+        pid: process.pid,
+        concurrency: config.WORKERS_CONCURRENCY,
+        taskTypes: ['http', 'agent', 'database'],
+      });
       const heartbeat = setInterval(() => {
         workersRepository.heartbeat(workerId, cancels.active).catch((error) => logger.warn({ err: error }, 'heartbeat failed'));
       }, config.WORKERS_HEARTBEAT_MS);
@@ -110,7 +119,12 @@ export const workersService = defineService({
         dispatcher,
         infra.redis,
         logger,
-        { intervalMs: config.WORKERS_REAPER_INTERVAL_MS, watchdogMs: config.WORKERS_WATCHDOG_MS, requeueAfterMs: config.WORKERS_REQUEUE_AFTER_MS, queue: config.WORKERS_QUEUE },
+        {
+          intervalMs: config.WORKERS_REAPER_INTERVAL_MS,
+          watchdogMs: config.WORKERS_WATCHDOG_MS,
+          requeueAfterMs: config.WORKERS_REQUEUE_AFTER_MS,
+          queue: config.WORKERS_QUEUE,
+        },
         workerId,
         // Workers silent for a week are forgotten (they stay listed as dead until then).
         () => workersRepository.prune(7 * 24 * 3600 * 1000),

@@ -92,7 +92,12 @@ describe('the workers API', () => {
     ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'ftp://x' }] }, 400],
     ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x', extra: true }] }, 400],
     ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x', retry: { maxAttempts: 0 } }] }, 400],
-    ['POST', '/api/v1/workflows', { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x' }], input: { deep: JSON.parse('['.repeat(5000) + ']'.repeat(5000)) } }, 400],
+    [
+      'POST',
+      '/api/v1/workflows',
+      { name: 'x', steps: [{ id: 'a', type: 'http', url: 'http://x' }], input: { deep: JSON.parse('['.repeat(5000) + ']'.repeat(5000)) } },
+      400,
+    ],
     ['POST', '/api/v1/workflows/not-a-uuid/retry', undefined, 400],
     ['POST', `/api/v1/workflows/${RUN}/retry`, undefined, 404],
     ['POST', `/api/v1/workflows/${RUN}/cancel`, undefined, 404],
@@ -133,7 +138,10 @@ describe('the workers API', () => {
   });
 
   it('answers malformed input everywhere with a 4xx in the platform error shape, never a 5xx', async () => {
-    const findings = await fuzzOpenApi(svc.app, { authorization: issuer.bearer(ALL), skip: ['post /pause', 'post /api/v1/pause', 'post /api/v1/workflows/recover-orphaned'] });
+    const findings = await fuzzOpenApi(svc.app, {
+      authorization: issuer.bearer(ALL),
+      skip: ['post /pause', 'post /api/v1/pause', 'post /api/v1/workflows/recover-orphaned'],
+    });
     expect(findings).toEqual([]);
   });
 });

@@ -14,7 +14,14 @@ describe('worker processes', () => {
   let api: Service;
   const target = new Target();
   const processes: WorkerProcess[] = [];
-  const workerEnv = { WORKERS_QUEUE: testQueue, WORKERS_ALLOW_PRIVATE_URLS: 'true', WORKERS_LEASE_MS: '1500', WORKERS_REAPER_INTERVAL_MS: '300', WORKERS_HEARTBEAT_MS: '300', WORKERS_DEAD_AFTER_MS: '1500' };
+  const workerEnv = {
+    WORKERS_QUEUE: testQueue,
+    WORKERS_ALLOW_PRIVATE_URLS: 'true',
+    WORKERS_LEASE_MS: '1500',
+    WORKERS_REAPER_INTERVAL_MS: '300',
+    WORKERS_HEARTBEAT_MS: '300',
+    WORKERS_DEAD_AFTER_MS: '1500',
+  };
   const spawnWorker = async () => {
     const worker = new WorkerProcess(workerEnv).start();
     processes.push(worker);
@@ -96,7 +103,11 @@ describe('worker processes', () => {
     expect(beforeAfter).toMatchObject({ state: 'completed', attempt: 1, output: beforeStep.output, finishedAt: beforeStep.finishedAt });
     // The killed worker's attempt can never write again (fencing token 1 is stale).
     const { engine, close } = engineOf(api);
-    const stale = await engine.finish({ id: heldStep.id, runId: run.workflow_id, stepId: 'held', attempt: 1 }, { kind: 'failed', error: 'late', retryable: false }, 0);
+    const stale = await engine.finish(
+      { id: heldStep.id, runId: run.workflow_id, stepId: 'held', attempt: 1 },
+      { kind: 'failed', error: 'late', retryable: false },
+      0,
+    );
     await close();
     expect(stale.applied).toBe(false);
     expect((await dagOf(api, issuer, run.workflow_id)).state).toBe('completed');

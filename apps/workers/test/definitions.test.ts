@@ -22,11 +22,27 @@ describe('workflow definitions', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const post = (body: unknown) => request(svc.app).post('/api/v1/workflows').set('Authorization', auth(issuer)).send(body as object);
-  const step = (id: string, depends_on: string[] = [], extra: Record<string, unknown> = {}) => ({ id, type: 'http', url: `${target.url}/ok`, depends_on, ...extra });
+  const post = (body: unknown) =>
+    request(svc.app)
+      .post('/api/v1/workflows')
+      .set('Authorization', auth(issuer))
+      .send(body as object);
+  const step = (id: string, depends_on: string[] = [], extra: Record<string, unknown> = {}) => ({
+    id,
+    type: 'http',
+    url: `${target.url}/ok`,
+    depends_on,
+    ...extra,
+  });
 
   // Cases built before the target server starts: a fixed URL.
-  const fixed = (id: string, depends_on: string[] = [], extra: Record<string, unknown> = {}) => ({ id, type: 'http', url: 'http://127.0.0.1:9/ok', depends_on, ...extra });
+  const fixed = (id: string, depends_on: string[] = [], extra: Record<string, unknown> = {}) => ({
+    id,
+    type: 'http',
+    url: 'http://127.0.0.1:9/ok',
+    depends_on,
+    ...extra,
+  });
 
   it('refuses a cycle with 400 naming it, and stores nothing', async () => {
     const name = uniqueName('cyclic');
@@ -70,7 +86,10 @@ describe('workflow definitions', () => {
     expect(v2.body.version).toBe(2);
     const list = await request(svc.app).get(`/api/v1/workflows/versions?name=${name}`).set('Authorization', auth(issuer));
     expect(list.status).toBe(200);
-    expect(list.body.items.map((item: { version: number; steps: number }) => [item.version, item.steps])).toEqual([[2, 2], [1, 1]]);
+    expect(list.body.items.map((item: { version: number; steps: number }) => [item.version, item.steps])).toEqual([
+      [2, 2],
+      [1, 1],
+    ]);
 
     const pin = await request(svc.app).post(`/api/v1/workflows/${name}/pin?version=1`).set('Authorization', auth(issuer));
     expect(pin.status).toBe(200);
@@ -81,12 +100,24 @@ describe('workflow definitions', () => {
     expect(dag.nodes.map((node) => node.id)).toEqual(['a']);
     // The posted steps were still registered as version 3.
     const after = await request(svc.app).get(`/api/v1/workflows/versions?name=${name}`).set('Authorization', auth(issuer));
-    expect(after.body.items.map((item: { version: number; pinned: boolean }) => [item.version, item.pinned])).toEqual([[3, false], [2, false], [1, true]]);
+    expect(after.body.items.map((item: { version: number; pinned: boolean }) => [item.version, item.pinned])).toEqual([
+      [3, false],
+      [2, false],
+      [1, true],
+    ]);
     // Pinning through a run id works too; a version that does not exist is 404.
-    expect((await request(svc.app).post(`/api/v1/workflows/${pinnedRun.body.workflow_id}/pin?version=3`).set('Authorization', auth(issuer))).body.version).toBe(3);
+    expect((await request(svc.app).post(`/api/v1/workflows/${pinnedRun.body.workflow_id}/pin?version=3`).set('Authorization', auth(issuer))).body.version).toBe(
+      3,
+    );
     expect((await request(svc.app).post(`/api/v1/workflows/${name}/pin?version=9`).set('Authorization', auth(issuer))).status).toBe(404);
     expect((await request(svc.app).post(`/api/v1/workflows/${name}/pin?version=x`).set('Authorization', auth(issuer))).status).toBe(400);
-    expect((await request(svc.app).post(`/api/v1/workflows/${uniqueName('none')}/pin?version=1`).set('Authorization', auth(issuer))).status).toBe(404);
+    expect(
+      (
+        await request(svc.app)
+          .post(`/api/v1/workflows/${uniqueName('none')}/pin?version=1`)
+          .set('Authorization', auth(issuer))
+      ).status,
+    ).toBe(404);
     // Without steps, the pinned version runs.
     const byName = await post({ name });
     expect(byName.body).toMatchObject({ version: 3, steps: 3 });
@@ -96,7 +127,10 @@ describe('workflow definitions', () => {
   it('reloads definitions from the directory, all or nothing with each bad file named', async () => {
     const good = uniqueName('filed');
     const other = uniqueName('filed');
-    writeFileSync(path.join(dir, 'one.yaml'), `name: ${good}\nsteps:\n  - id: a\n    type: http\n    url: ${target.url}/ok\n  - id: b\n    type: http\n    url: ${target.url}/ok\n    depends_on: [a]\n`);
+    writeFileSync(
+      path.join(dir, 'one.yaml'),
+      `name: ${good}\nsteps:\n  - id: a\n    type: http\n    url: ${target.url}/ok\n  - id: b\n    type: http\n    url: ${target.url}/ok\n    depends_on: [a]\n`,
+    );
     writeFileSync(path.join(dir, 'two.json'), JSON.stringify({ name: other, steps: [step('x')] }));
     const loaded = await request(svc.app).post('/api/v1/workflows/reload').set('Authorization', auth(issuer));
     expect(loaded.status).toBe(200);
@@ -106,7 +140,10 @@ describe('workflow definitions', () => {
     ]);
     // A changed good file beside a bad one and an unparsable one: nothing changes.
     writeFileSync(path.join(dir, 'one.yaml'), `name: ${good}\nsteps:\n  - id: a\n    type: http\n    url: ${target.url}/changed\n`);
-    writeFileSync(path.join(dir, 'three.yaml'), `name: ${uniqueName('bad')}\nsteps:\n  - id: a\n    type: http\n    url: ${target.url}/ok\n    depends_on: [b]\n  - id: b\n    type: http\n    url: ${target.url}/ok\n    depends_on: [a]\n`);
+    writeFileSync(
+      path.join(dir, 'three.yaml'),
+      `name: ${uniqueName('bad')}\nsteps:\n  - id: a\n    type: http\n    url: ${target.url}/ok\n    depends_on: [b]\n  - id: b\n    type: http\n    url: ${target.url}/ok\n    depends_on: [a]\n`,
+    );
     writeFileSync(path.join(dir, 'four.json'), '{ not json');
     const refused = await request(svc.app).post('/api/v1/workflows/reload').set('Authorization', auth(issuer));
     expect(refused.status).toBe(400);

@@ -124,7 +124,13 @@ export async function startRun(svc: Service, issuer: TestIssuer, steps: unknown[
 
 export async function dagOf(svc: Service, issuer: TestIssuer, runId: string) {
   const res = await request(svc.app).get(`/api/v1/workflows/${runId}/dag`).set('Authorization', auth(issuer));
-  return res.body as { state: string; error: string | null; blocked_steps: string[]; nodes: Array<{ id: string; task_id: string; state: string; attempt: number }>; edges: unknown[] };
+  return res.body as {
+    state: string;
+    error: string | null;
+    blocked_steps: string[];
+    nodes: Array<{ id: string; task_id: string; state: string; attempt: number }>;
+    edges: unknown[];
+  };
 }
 
 /** Waits until the run is in one of `states` and returns its graph. */
@@ -137,7 +143,10 @@ export function runEnds(svc: Service, issuer: TestIssuer, runId: string, states 
 
 export async function traceOf(svc: Service, issuer: TestIssuer, runId: string) {
   const res = await request(svc.app).get(`/api/v1/workflows/${runId}/trace`).set('Authorization', auth(issuer));
-  return res.body as { trace_id: string; timeline: Array<{ step: string; attempt: number; state: string; worker: string; error: string | null; started_at: string; finished_at: string | null }> };
+  return res.body as {
+    trace_id: string;
+    timeline: Array<{ step: string; attempt: number; state: string; worker: string; error: string | null; started_at: string; finished_at: string | null }>;
+  };
 }
 
 /** The engine's repository over the service's Prisma client and a pg pool of its own (closed by `close`). */

@@ -12,7 +12,10 @@ describe('operating runs', () => {
     issuer = await new TestIssuer().start();
     await target.start();
     svc = await startWorkers(issuer, {
-      WORKERS_DATASOURCES: JSON.stringify({ scratch: { url: 'postgresql://postgres@127.0.0.1:5432/test' }, scratchrw: { url: 'postgresql://postgres@127.0.0.1:5432/test', writable: true } }),
+      WORKERS_DATASOURCES: JSON.stringify({
+        scratch: { url: 'postgresql://postgres@127.0.0.1:5432/test' },
+        scratchrw: { url: 'postgresql://postgres@127.0.0.1:5432/test', writable: true },
+      }),
     });
     engineHandle = engineOf(svc);
   });
@@ -35,7 +38,10 @@ describe('operating runs', () => {
     expect(cancelled.body.state).toBe('cancelled');
     await eventually(() => target.aborted.includes('/slow/20000'));
     const dag = await dagOf(svc, issuer, run.workflow_id);
-    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['after', 'cancelled'], ['long', 'cancelled']]);
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([
+      ['after', 'cancelled'],
+      ['long', 'cancelled'],
+    ]);
     const trace = await traceOf(svc, issuer, run.workflow_id);
     expect(trace.timeline).toEqual([expect.objectContaining({ step: 'long', state: 'cancelled' })]);
     // A terminal run stays as it is: a second cancel is a conflict.
@@ -115,15 +121,33 @@ describe('operating runs', () => {
 
   it('posts an agent task with its input, and runs database steps read-only unless the datasource allows writes', async () => {
     const table = uniqueName('t').replace('-', '_');
-    const run = await startRun(svc, issuer, [
-      { id: 'ask', type: 'agent', agent: 'echo', url: `${target.url}/echo/agent`, input: { question: '{{input.q}}' } },
-      { id: 'create', type: 'database', datasource: 'scratchrw', statement: `CREATE TABLE IF NOT EXISTS ${table} (v text)` },
-      { id: 'write', type: 'database', datasource: 'scratchrw', statement: `INSERT INTO ${table} (v) VALUES ($1)`, params: ['{{ask.body.body.task.question}}'], depends_on: ['ask', 'create'] },
-      { id: 'read', type: 'database', datasource: 'scratch', statement: `SELECT v FROM ${table}`, depends_on: ['write'] },
-      { id: 'sneaky', type: 'database', datasource: 'scratch', statement: `DELETE FROM ${table}`, depends_on: ['read'] },
-    ], { input: { q: 'why?' } });
+    const run = await startRun(
+      svc,
+      issuer,
+      [
+        { id: 'ask', type: 'agent', agent: 'echo', url: `${target.url}/echo/agent`, input: { question: '{{input.q}}' } },
+        { id: 'create', type: 'database', datasource: 'scratchrw', statement: `CREATE TABLE IF NOT EXISTS ${table} (v text)` },
+        {
+          id: 'write',
+          type: 'database',
+          datasource: 'scratchrw',
+          statement: `INSERT INTO ${table} (v) VALUES ($1)`,
+          params: ['{{ask.body.body.task.question}}'],
+          depends_on: ['ask', 'create'],
+        },
+        { id: 'read', type: 'database', datasource: 'scratch', statement: `SELECT v FROM ${table}`, depends_on: ['write'] },
+        { id: 'sneaky', type: 'database', datasource: 'scratch', statement: `DELETE FROM ${table}`, depends_on: ['read'] },
+      ],
+      { input: { q: 'why?' } },
+    );
     const dag = await runEnds(svc, issuer, run.workflow_id);
-    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['ask', 'completed'], ['create', 'completed'], ['read', 'completed'], ['sneaky', 'failed'], ['write', 'completed']]);
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([
+      ['ask', 'completed'],
+      ['create', 'completed'],
+      ['read', 'completed'],
+      ['sneaky', 'failed'],
+      ['write', 'completed'],
+    ]);
     const agentCall = target.callsTo('/echo/agent').at(-1)!;
     expect(JSON.parse(agentCall.body)).toMatchObject({ task: { question: 'why?' }, agent: 'echo', workflow_id: run.workflow_id, step: 'ask', attempt: 1 });
     const trace = await traceOf(svc, issuer, run.workflow_id);
@@ -172,12 +196,23 @@ describe('operating runs', () => {
   });
 
   it('lists this worker process with its heartbeat, and no dead worker of its own', async () => {
-    const live = await request(svc.app).get('/api/v1/workers').set('Authorization', as(['workers:read']));
+    const live = await request(svc.app)
+      .get('/api/v1/workers')
+      .set('Authorization', as(['workers:read']));
     expect(live.status).toBe(200);
-    expect(live.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ pid: process.pid, concurrency: 32, task_types: ['http', 'agent', 'database'] })]));
-    const dead = await request(svc.app).get('/api/v1/workers/dead').set('Authorization', as(['workers:read']));
+    expect(live.body.items).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pid: process.pid, concurrency: 32, task_types: ['http', 'agent', 'database'] })]),
+    );
+    const dead = await request(svc.app)
+      .get('/api/v1/workers/dead')
+      .set('Authorization', as(['workers:read']));
     expect(dead.status).toBe(200);
-    expect(dead.body.items.filter((worker: { pid: number; stopped_at: null }) => worker.pid === process.pid && live.body.items.some((l: { id: string }) => l.id === (worker as unknown as { id: string }).id))).toEqual([]);
+    expect(
+      dead.body.items.filter(
+        (worker: { pid: number; stopped_at: null }) =>
+          worker.pid === process.pid && live.body.items.some((l: { id: string }) => l.id === (worker as unknown as { id: string }).id),
+      ),
+    ).toEqual([]);
   });
 
   it('the watchdog fails a run that made no progress for too long, naming the stuck steps', async () => {
@@ -189,18 +224,27 @@ describe('operating runs', () => {
       definitionId: def.id,
       name: def.name,
       version: 1,
-      steps: [{ id: 'done', type: 'http', url: `${target.url}/ok`, depends_on: [] }, { id: 'behind', type: 'http', url: `${target.url}/ok`, depends_on: ['done'] }],
+      steps: [
+        { id: 'done', type: 'http', url: `${target.url}/ok`, depends_on: [] },
+        { id: 'behind', type: 'http', url: `${target.url}/ok`, depends_on: ['done'] },
+      ],
       runInput: {},
       traceId: 'b'.repeat(32),
     });
     const anHourAgo = new Date(Date.now() - 3_600_000);
-    await db.step.updateMany({ where: { runId: run.id, stepId: 'done' }, data: { state: 'completed', startedAt: anHourAgo, finishedAt: anHourAgo, queuedAt: anHourAgo, availableAt: anHourAgo } });
+    await db.step.updateMany({
+      where: { runId: run.id, stepId: 'done' },
+      data: { state: 'completed', startedAt: anHourAgo, finishedAt: anHourAgo, queuedAt: anHourAgo, availableAt: anHourAgo },
+    });
     await db.run.update({ where: { id: run.id }, data: { state: 'running', lastProgressAt: anHourAgo } });
     const dag = await runEnds(svc, issuer, run.id);
     expect(dag.state).toBe('failed');
     expect(dag.error).toBe('no progress for 600 s (deadlock suspected); stuck steps: behind');
     expect(dag.blocked_steps).toEqual(['behind']);
-    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['behind', 'cancelled'], ['done', 'completed']]);
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([
+      ['behind', 'cancelled'],
+      ['done', 'completed'],
+    ]);
   });
 
   it('rebuilds lost queue state from Postgres: a queued step whose job never reached Redis is queued again', async () => {
@@ -212,7 +256,10 @@ describe('operating runs', () => {
       definitionId: def.id,
       name: def.name,
       version: 1,
-      steps: [{ id: 'one', type: 'http', url: `${target.url}/echo/lost`, depends_on: [] }, { id: 'two', type: 'http', url: `${target.url}/echo/lost2`, depends_on: ['one'] }],
+      steps: [
+        { id: 'one', type: 'http', url: `${target.url}/echo/lost`, depends_on: [] },
+        { id: 'two', type: 'http', url: `${target.url}/echo/lost2`, depends_on: ['one'] },
+      ],
       runInput: {},
       traceId: 'c'.repeat(32),
     });

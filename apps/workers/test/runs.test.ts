@@ -18,17 +18,41 @@ describe('running DAGs', () => {
   });
 
   it('runs a diamond: the join starts only after both branches, with their outputs in its templates', async () => {
-    const run = await startRun(svc, issuer, [
-      { id: 'a', type: 'http', url: `${target.url}/echo/a`, method: 'POST', body: { n: '{{input.n}}' } },
-      { id: 'b', type: 'http', url: `${target.url}/slow/150`, depends_on: ['a'] },
-      { id: 'c', type: 'http', url: `${target.url}/echo/c`, depends_on: ['a'], method: 'POST', body: { from: '{{a.body.body.n}}' } },
-      { id: 'd', type: 'http', url: `${target.url}/echo/d`, depends_on: ['b', 'c'], method: 'POST', body: { b: '{{b.body.slept}}', c: '{{c.body.body.from}}', s: 'status {{b.status}}' } },
-    ], { input: { n: 7 } });
+    const run = await startRun(
+      svc,
+      issuer,
+      [
+        { id: 'a', type: 'http', url: `${target.url}/echo/a`, method: 'POST', body: { n: '{{input.n}}' } },
+        { id: 'b', type: 'http', url: `${target.url}/slow/150`, depends_on: ['a'] },
+        { id: 'c', type: 'http', url: `${target.url}/echo/c`, depends_on: ['a'], method: 'POST', body: { from: '{{a.body.body.n}}' } },
+        {
+          id: 'd',
+          type: 'http',
+          url: `${target.url}/echo/d`,
+          depends_on: ['b', 'c'],
+          method: 'POST',
+          body: { b: '{{b.body.slept}}', c: '{{c.body.body.from}}', s: 'status {{b.status}}' },
+        },
+      ],
+      { input: { n: 7 } },
+    );
     expect(run.state).toBe('pending');
     const dag = await runEnds(svc, issuer, run.workflow_id);
     expect(dag.state).toBe('completed');
-    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['a', 'completed'], ['b', 'completed'], ['c', 'completed'], ['d', 'completed']]);
-    expect(dag.edges).toEqual(expect.arrayContaining([{ source: 'a', target: 'b' }, { source: 'a', target: 'c' }, { source: 'b', target: 'd' }, { source: 'c', target: 'd' }]));
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([
+      ['a', 'completed'],
+      ['b', 'completed'],
+      ['c', 'completed'],
+      ['d', 'completed'],
+    ]);
+    expect(dag.edges).toEqual(
+      expect.arrayContaining([
+        { source: 'a', target: 'b' },
+        { source: 'a', target: 'c' },
+        { source: 'b', target: 'd' },
+        { source: 'c', target: 'd' },
+      ]),
+    );
     const d = target.callsTo('/echo/d').at(-1)!;
     expect(JSON.parse(d.body)).toEqual({ b: 150, c: 7, s: 'status 200' });
     expect(d.idempotencyKey).toBe(`${run.workflow_id}:d:1`);
@@ -56,23 +80,32 @@ describe('running DAGs', () => {
     ]);
     const dag = await runEnds(svc, issuer, run.workflow_id);
     expect(dag.state).toBe('failed');
-    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([['bad', 'failed'], ['last', 'blocked'], ['next', 'blocked']]);
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([
+      ['bad', 'failed'],
+      ['last', 'blocked'],
+      ['next', 'blocked'],
+    ]);
     expect(dag.blocked_steps.sort()).toEqual(['last', 'next']);
     expect(dag.error).toMatch(/^bad failed \(HTTP 503 .*\); blocked steps: (next, last|last, next)$/);
     const body = (await request(svc.app).get('/api/v1/workflows/running').set('Authorization', auth(issuer))).body;
     expect(body.items.map((item: { workflow_id: string }) => item.workflow_id)).not.toContain(run.workflow_id);
     const trace = await traceOf(svc, issuer, run.workflow_id);
-    expect(trace.timeline.map((entry) => [entry.attempt, entry.state])).toEqual([[1, 'failed'], [2, 'failed'], [3, 'failed']]);
+    expect(trace.timeline.map((entry) => [entry.attempt, entry.state])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+    ]);
     // Backoff: the gaps between attempts grow (100 ms, then 200 ms, each plus jitter).
     const starts = trace.timeline.map((entry) => Date.parse(entry.started_at));
     expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(100);
     expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(200);
-    expect(target.callsTo('/status/503').filter((call) => call.idempotencyKey?.startsWith(run.workflow_id)).map((call) => call.idempotencyKey)).toEqual([
-      `${run.workflow_id}:bad:1`,
-      `${run.workflow_id}:bad:2`,
-      `${run.workflow_id}:bad:3`,
-    ]);
-    const runBody = (await request(svc.app).post(`/api/v1/workflows/${run.workflow_id}/cancel`).set('Authorization', auth(issuer)));
+    expect(
+      target
+        .callsTo('/status/503')
+        .filter((call) => call.idempotencyKey?.startsWith(run.workflow_id))
+        .map((call) => call.idempotencyKey),
+    ).toEqual([`${run.workflow_id}:bad:1`, `${run.workflow_id}:bad:2`, `${run.workflow_id}:bad:3`]);
+    const runBody = await request(svc.app).post(`/api/v1/workflows/${run.workflow_id}/cancel`).set('Authorization', auth(issuer));
     expect(runBody.status).toBe(409);
   });
 
@@ -82,7 +115,9 @@ describe('running DAGs', () => {
       const run = await startRun(guarded, issuer, [{ id: 'inside', type: 'http', url: `${target.url}/ok`, retry: { maxAttempts: 3, initialDelay: 10 } }]);
       expect((await runEnds(guarded, issuer, run.workflow_id)).state).toBe('failed');
       // Not retried: the address does not change.
-      expect((await traceOf(guarded, issuer, run.workflow_id)).timeline).toEqual([expect.objectContaining({ state: 'failed', error: expect.stringMatching(/^blocked_address: /) })]);
+      expect((await traceOf(guarded, issuer, run.workflow_id)).timeline).toEqual([
+        expect.objectContaining({ state: 'failed', error: expect.stringMatching(/^blocked_address: /) }),
+      ]);
     } finally {
       await guarded.stop();
     }
@@ -97,10 +132,16 @@ describe('running DAGs', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ text: 'a\u0000b' }));
     });
-    const run = await startRun(svc, issuer, [{ id: 'nul', type: 'http', url: `${target.url}/nul` }, { id: 'next', type: 'http', url: `${target.url}/echo/nul`, method: 'POST', body: { t: '{{nul.body.text}}' }, depends_on: ['nul'] }]);
+    const run = await startRun(svc, issuer, [
+      { id: 'nul', type: 'http', url: `${target.url}/nul` },
+      { id: 'next', type: 'http', url: `${target.url}/echo/nul`, method: 'POST', body: { t: '{{nul.body.text}}' }, depends_on: ['nul'] },
+    ]);
     expect((await runEnds(svc, issuer, run.workflow_id)).state).toBe('completed');
     expect(JSON.parse(target.callsTo('/echo/nul').at(-1)!.body)).toEqual({ t: 'a\ufffdb' });
-    const refused = await request(svc.app).post('/api/v1/workflows').set('Authorization', auth(issuer)).send({ name: 'nul-input', steps: [{ id: 'a', type: 'http', url: `${target.url}/ok` }], input: { x: 'a\u0000' } });
+    const refused = await request(svc.app)
+      .post('/api/v1/workflows')
+      .set('Authorization', auth(issuer))
+      .send({ name: 'nul-input', steps: [{ id: 'a', type: 'http', url: `${target.url}/ok` }], input: { x: 'a\u0000' } });
     expect(refused.status).toBe(400);
   });
 });

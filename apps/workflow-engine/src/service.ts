@@ -1,4 +1,12 @@
-import { JsonApiCmsClient, LocalModelsClient, McpRegistryClient, serviceApiKeyToken, ServiceClient, guardedTransport, type TokenSource } from '@platform/clients';
+import {
+  JsonApiCmsClient,
+  LocalModelsClient,
+  McpRegistryClient,
+  serviceApiKeyToken,
+  ServiceClient,
+  guardedTransport,
+  type TokenSource,
+} from '@platform/clients';
 import { env } from '@platform/config';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { deadLetterRoutes } from '@platform/queues';
@@ -76,23 +84,54 @@ export const workflowEngineService = defineService({
       throw new Error('Invalid configuration: WORKFLOW_ENGINE_SECRET_KEY must be set in production (it seals the callback signing secrets)');
     }
     const api = new ApiRouter(await infra.verifier());
-    const before = [rateLimit({ redis: infra.redis, name: 'workflow-engine', points: config.WORKFLOW_ENGINE_RATE_LIMIT, burst: config.WORKFLOW_ENGINE_RATE_BURST, windowSeconds: 60 })];
+    const before = [
+      rateLimit({
+        redis: infra.redis,
+        name: 'workflow-engine',
+        points: config.WORKFLOW_ENGINE_RATE_LIMIT,
+        burst: config.WORKFLOW_ENGINE_RATE_BURST,
+        windowSeconds: 60,
+      }),
+    ];
 
     const serviceToken: TokenSource | undefined = config.WORKFLOW_ENGINE_API_KEY
       ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.WORKFLOW_ENGINE_API_KEY, clientId: 'workflow-engine' })
       : undefined;
     const localModels = new LocalModelsClient({ baseUrl: config.LOCAL_MODELS_URL, token: serviceToken, timeoutMs: 120_000 });
     const mcp = new McpRegistryClient({ baseUrl: config.MCP_REGISTRY_URL, token: serviceToken, timeoutMs: 30_000 });
-    const cms = config.CMS_URL ? new JsonApiCmsClient({ baseUrl: config.CMS_URL, token: () => config.CMS_API_KEY, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }) : undefined;
-    const scm = config.SCM_URL ? new ServiceClient({ service: 'scm', baseUrl: config.SCM_URL, token: () => config.SCM_TOKEN, transport: guardedTransport({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }) }) : undefined;
+    const cms = config.CMS_URL
+      ? new JsonApiCmsClient({ baseUrl: config.CMS_URL, token: () => config.CMS_API_KEY, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE })
+      : undefined;
+    const scm = config.SCM_URL
+      ? new ServiceClient({
+          service: 'scm',
+          baseUrl: config.SCM_URL,
+          token: () => config.SCM_TOKEN,
+          transport: guardedTransport({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
+        })
+      : undefined;
     const images = config.IMAGE_API_URL
-      ? { client: new ServiceClient({ service: 'images', baseUrl: config.IMAGE_API_URL, token: () => config.IMAGE_API_KEY, retries: 0, transport: guardedTransport({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }) }), model: config.IMAGE_MODEL }
+      ? {
+          client: new ServiceClient({
+            service: 'images',
+            baseUrl: config.IMAGE_API_URL,
+            token: () => config.IMAGE_API_KEY,
+            retries: 0,
+            transport: guardedTransport({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
+          }),
+          model: config.IMAGE_MODEL,
+        }
       : undefined;
 
     const secrets = new SecretBox(config.WORKFLOW_ENGINE_SECRET_KEY);
     const workflowsRepository = new WorkflowsRepository(infra.db);
     const workflows = new WorkflowsService(workflowsRepository, secrets);
-    const collections = new CollectionsService(new CollectionsRepository(infra.db), localModels, config.EMBEDDING_MODEL, config.WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS);
+    const collections = new CollectionsService(
+      new CollectionsRepository(infra.db),
+      localModels,
+      config.EMBEDDING_MODEL,
+      config.WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS,
+    );
     const events = new EventBus(infra.redis, logger);
     await events.start();
     infra.onShutdown('event bus', () => events.close(), ShutdownPriority.components);
@@ -101,7 +140,17 @@ export const workflowEngineService = defineService({
     const engine = new ExecutionEngine(
       executionsRepository,
       events,
-      () => ({ localModels, mcp, cms, scm, images, cmsClientId: config.CMS_CLIENT_ID, defaultModel: config.DEFAULT_MODEL, embeddingModel: config.EMBEDDING_MODEL, vectors: collections }),
+      () => ({
+        localModels,
+        mcp,
+        cms,
+        scm,
+        images,
+        cmsClientId: config.CMS_CLIENT_ID,
+        defaultModel: config.DEFAULT_MODEL,
+        embeddingModel: config.EMBEDDING_MODEL,
+        vectors: collections,
+      }),
       logger,
     );
     // Running executions stop first on shutdown; their jobs retry and resume on another worker.
@@ -110,12 +159,18 @@ export const workflowEngineService = defineService({
     const executionProducer = infra.queues.producer(executionQueue);
     const batchProducer = infra.queues.producer(batchQueue);
     const webhookProducer = infra.queues.producer(webhookQueue);
-    const webhooks = new Webhooks((id) => workflowsRepository.sealedSecret(id), webhookProducer, secrets, {
-      allowPrivate: config.OUTBOUND_ALLOW_PRIVATE,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
-      retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
-    }, logger);
+    const webhooks = new Webhooks(
+      (id) => workflowsRepository.sealedSecret(id),
+      webhookProducer,
+      secrets,
+      {
+        allowPrivate: config.OUTBOUND_ALLOW_PRIVATE,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+        retryDelayMs: config.WEBHOOK_RETRY_DELAY_MS,
+      },
+      logger,
+    );
     const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS);
     const batches = new BatchesService(new BatchesRepository(infra.db), workflows, batchProducer, engine, events, webhooks);
 
@@ -124,8 +179,20 @@ export const workflowEngineService = defineService({
       async ({ executionId }) => {
         const outcome = await engine.run(executionId);
         if (!outcome) return;
-        const body = { executionId, workflowId: outcome.workflowId, status: outcome.status, duration: outcome.durationMs, result: outcome.result, ...(outcome.failure && { error: outcome.failure, retryable: outcome.failure.retryable }) };
-        await webhooks.enqueue(outcome.workflowId, outcome.failure ? outcome.callbacks.onError : outcome.callbacks.onComplete, outcome.failure ? 'workflow.failed' : 'workflow.completed', body);
+        const body = {
+          executionId,
+          workflowId: outcome.workflowId,
+          status: outcome.status,
+          duration: outcome.durationMs,
+          result: outcome.result,
+          ...(outcome.failure && { error: outcome.failure, retryable: outcome.failure.retryable }),
+        };
+        await webhooks.enqueue(
+          outcome.workflowId,
+          outcome.failure ? outcome.callbacks.onError : outcome.callbacks.onComplete,
+          outcome.failure ? 'workflow.failed' : 'workflow.completed',
+          body,
+        );
       },
       { concurrency: config.WORKFLOW_ENGINE_CONCURRENCY },
     );

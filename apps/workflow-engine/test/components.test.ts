@@ -84,7 +84,10 @@ describe('ScmAPI against a fake GitLab', () => {
     expect(done.result.project.response).toMatchObject({ id: 7, name: 'app' });
     expect(done.result.issue.response).toMatchObject({ iid: 1, title: 'From a workflow' });
     expect((await run([node('p', 'ScmAPI', { action: 'get_project', params: { project: 'other/none' } })])).error.code).toBe('NOT_FOUND');
-    expect((await run([node('p', 'ScmAPI', { action: 'create_issue', params: { project: 'group/app' } })])).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('title') });
+    expect((await run([node('p', 'ScmAPI', { action: 'create_issue', params: { project: 'group/app' } })])).error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('title'),
+    });
   });
 });
 
@@ -94,11 +97,21 @@ describe('AI components against a fake Ollama API and images endpoint', () => {
     const put = await request(engine.app)
       .put(`/api/v1/collections/${collection}/documents`)
       .set('Authorization', engine.auth())
-      .send({ documents: [{ id: 'c', text: 'the cat sleeps' }, { id: 'd', text: 'a dog barks' }, { id: 'v', vector: [0.1, 0.1, 1], text: 'other' }] });
+      .send({
+        documents: [
+          { id: 'c', text: 'the cat sleeps' },
+          { id: 'd', text: 'a dog barks' },
+          { id: 'v', vector: [0.1, 0.1, 1], text: 'other' },
+        ],
+      });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ collection, upserted: 3, total: 3 });
     const done = await run(
-      [node('embed', 'Embeddings', { text: 'my dog' }), node('search', 'VectorSearch', { query: '{{embed.vector}}', collection, topK: 2 }), node('byText', 'VectorSearch', { query: 'cat?', collection, topK: 1 })],
+      [
+        node('embed', 'Embeddings', { text: 'my dog' }),
+        node('search', 'VectorSearch', { query: '{{embed.vector}}', collection, topK: 2 }),
+        node('byText', 'VectorSearch', { query: 'cat?', collection, topK: 1 }),
+      ],
       chain('embed', 'search'),
     );
     expect(done.status).toBe('completed');
@@ -107,10 +120,27 @@ describe('AI components against a fake Ollama API and images endpoint', () => {
     expect(done.result.search.results[0].score).toBeCloseTo(1);
     expect(done.result.byText.results[0]).toMatchObject({ id: 'c', text: 'the cat sleeps' });
     expect((await run([node('s', 'VectorSearch', { query: [1, 0, 0], collection: uniqueName('none') })])).error.code).toBe('NOT_FOUND');
-    const mixed = await request(engine.app).put(`/api/v1/collections/${collection}/documents`).set('Authorization', engine.auth()).send({ documents: [{ id: 'x', vector: [1, 2] }] });
+    const mixed = await request(engine.app)
+      .put(`/api/v1/collections/${collection}/documents`)
+      .set('Authorization', engine.auth())
+      .send({ documents: [{ id: 'x', vector: [1, 2] }] });
     expect(mixed.status).toBe(200);
-    expect((await request(engine.app).put('/api/v1/collections/bad name/documents').set('Authorization', engine.auth()).send({ documents: [{ id: 'x', vector: [1] }] })).status).toBe(400);
-    expect((await request(engine.app).put(`/api/v1/collections/${collection}/documents`).set('Authorization', engine.auth(['workflows:read'])).send({ documents: [{ id: 'x', vector: [1] }] })).status).toBe(403);
+    expect(
+      (
+        await request(engine.app)
+          .put('/api/v1/collections/bad name/documents')
+          .set('Authorization', engine.auth())
+          .send({ documents: [{ id: 'x', vector: [1] }] })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await request(engine.app)
+          .put(`/api/v1/collections/${collection}/documents`)
+          .set('Authorization', engine.auth(['workflows:read']))
+          .send({ documents: [{ id: 'x', vector: [1] }] })
+      ).status,
+    ).toBe(403);
   });
 
   it('generates an image through the configured endpoint', async () => {
@@ -125,7 +155,12 @@ describe('logic components', () => {
     const done = await run(
       [
         node('loop', 'Loop', { items: ['a', 'b', 'c'], body: { type: 'LLMNode', data: { prompt: 'item {{item}}' } }, concurrency: 2 }),
-        node('par', 'Parallel', { tasks: [{ type: 'LLMNode', data: { prompt: 'p1' } }, { type: 'Condition', data: { condition: '1 + 1 = 2' } }] }),
+        node('par', 'Parallel', {
+          tasks: [
+            { type: 'LLMNode', data: { prompt: 'p1' } },
+            { type: 'Condition', data: { condition: '1 + 1 = 2' } },
+          ],
+        }),
         node('merge', 'Merge', { inputs: ['{{loop.results}}', '{{par.results}}'] }),
       ],
       [

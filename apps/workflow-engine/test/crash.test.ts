@@ -51,8 +51,13 @@ it('resumes an execution whose worker crashed, without running its completed nod
       },
     }),
   }).then((res) => res.json() as Promise<{ id: string }>);
-  const { executionId } = await fetch(`${first.url}/api/v1/workflows/${created.id}/execute`, { method: 'POST', headers: auth, body: '{}' }).then((res) => res.json() as Promise<{ executionId: string }>);
-  const read = (url: string) => fetch(`${url}/api/v1/executions/${executionId}`, { headers: auth }).then((res) => res.json() as Promise<{ status: string; nodes: Array<{ nodeId: string; status: string }>; result: Record<string, { completion: string }> }>);
+  const { executionId } = await fetch(`${first.url}/api/v1/workflows/${created.id}/execute`, { method: 'POST', headers: auth, body: '{}' }).then(
+    (res) => res.json() as Promise<{ executionId: string }>,
+  );
+  const read = (url: string) =>
+    fetch(`${url}/api/v1/executions/${executionId}`, { headers: auth }).then(
+      (res) => res.json() as Promise<{ status: string; nodes: Array<{ nodeId: string; status: string }>; result: Record<string, { completion: string }> }>,
+    );
   for (;;) {
     const now = await read(first.url);
     if (now.nodes[1].status === 'running') break;

@@ -8,7 +8,13 @@ beforeAll(async () => {
 });
 afterAll(() => engine.stop());
 
-const node = (id: string, type: string, data: Record<string, unknown> = {}, retry?: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data, ...(retry && { retry }) });
+const node = (id: string, type: string, data: Record<string, unknown> = {}, retry?: Record<string, unknown>) => ({
+  id,
+  type,
+  position: { x: 0, y: 0 },
+  data,
+  ...(retry && { retry }),
+});
 
 describe('execution', () => {
   it('runs a diamond: both branches from one source, templates resolved, joined downstream', async () => {
@@ -28,7 +34,11 @@ describe('execution', () => {
     });
     const accepted = await engine.execute(wf.id, { options: { async: true } });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ workflowId: wf.id, status: 'running', monitorUrl: expect.stringMatching(new RegExp(`^ws://.+/api/v1/executions/${accepted.body.executionId}/stream$`)) });
+    expect(accepted.body).toMatchObject({
+      workflowId: wf.id,
+      status: 'running',
+      monitorUrl: expect.stringMatching(new RegExp(`^ws://.+/api/v1/executions/${accepted.body.executionId}/stream$`)),
+    });
     expect(typeof accepted.body.estimatedDuration).toBe('number');
     const done = await finished(engine, accepted.body.executionId);
     expect(done.status).toBe('completed');
@@ -68,7 +78,9 @@ describe('execution', () => {
   });
 
   it('retries a failing node with backoff, then succeeds', async () => {
-    const wf = await engine.createWorkflow({ nodes: [node('flaky', 'LLMNode', { prompt: 'FAIL_TWICE:k1' }, { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 20 })] });
+    const wf = await engine.createWorkflow({
+      nodes: [node('flaky', 'LLMNode', { prompt: 'FAIL_TWICE:k1' }, { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 20 })],
+    });
     const done = await finished(engine, (await engine.execute(wf.id)).body.executionId);
     expect(done.status).toBe('completed');
     expect(done.nodes[0]).toMatchObject({ status: 'completed', attempts: 3 });
@@ -77,7 +89,10 @@ describe('execution', () => {
 
   it('fails the execution with the error body once the attempts run out, and stops downstream nodes', async () => {
     const wf = await engine.createWorkflow({
-      nodes: [node('broken', 'LLMNode', { prompt: 'FAIL_ALWAYS once' }, { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 10 }), node('after', 'Merge', { inputs: ['{{broken.completion}}'] })],
+      nodes: [
+        node('broken', 'LLMNode', { prompt: 'FAIL_ALWAYS once' }, { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 10 }),
+        node('after', 'Merge', { inputs: ['{{broken.completion}}'] }),
+      ],
       edges: [{ source: 'broken', target: 'after' }],
     });
     const done = await finished(engine, (await engine.execute(wf.id)).body.executionId);
@@ -94,7 +109,9 @@ describe('execution', () => {
   });
 
   it('does not retry an error another attempt cannot fix', async () => {
-    const wf = await engine.createWorkflow({ nodes: [node('bad', 'Condition', { condition: '$$$ (', input: {} }, { enabled: true, maxAttempts: 5, initialDelay: 10 })] });
+    const wf = await engine.createWorkflow({
+      nodes: [node('bad', 'Condition', { condition: '$$$ (', input: {} }, { enabled: true, maxAttempts: 5, initialDelay: 10 })],
+    });
     const done = await finished(engine, (await engine.execute(wf.id)).body.executionId);
     expect(done).toMatchObject({ status: 'failed', retryable: false, error: { code: 'CONDITION_ERROR', attempt: 1 } });
   });
@@ -121,8 +138,21 @@ describe('execution', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('not_found');
     expect((await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).send({})).status).toBe(401);
-    expect((await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).set('Authorization', engine.auth(['workflows:read'])).send({})).status).toBe(403);
-    expect((await request(engine.app).get('/api/v1/executions/00000000-0000-4000-8000-000000000000').set('Authorization', engine.auth(['other:read']))).status).toBe(403);
+    expect(
+      (
+        await request(engine.app)
+          .post(`/api/v1/workflows/${wf.id}/execute`)
+          .set('Authorization', engine.auth(['workflows:read']))
+          .send({})
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(engine.app)
+          .get('/api/v1/executions/00000000-0000-4000-8000-000000000000')
+          .set('Authorization', engine.auth(['other:read']))
+      ).status,
+    ).toBe(403);
   });
 });
 

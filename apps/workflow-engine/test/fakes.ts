@@ -37,7 +37,8 @@ export class FakeServer {
   }
 }
 
-export const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+export const json = (res: ServerResponse, status: number, body: unknown) =>
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
 
 /**
  * A fake Ollama API (what local-models serves). Prompts steer it: `FAIL_ALWAYS` answers 500,
@@ -65,7 +66,14 @@ export function fakeOllama() {
         await new Promise<void>((resolve) => holds.set(hold, [...(holds.get(hold) ?? []), resolve]));
         if (!res.socket || res.socket.destroyed) return;
       }
-      return json(res, 200, { model: request.model, created_at: new Date().toISOString(), response: `echo(${prompt})`, done: true, prompt_eval_count: prompt.split(/\s+/).length, eval_count: 5 });
+      return json(res, 200, {
+        model: request.model,
+        created_at: new Date().toISOString(),
+        response: `echo(${prompt})`,
+        done: true,
+        prompt_eval_count: prompt.split(/\s+/).length,
+        eval_count: 5,
+      });
     }
     if (req.url === '/api/embed') {
       const inputs = Array.isArray(request.input) ? request.input : [String(request.input ?? '')];
@@ -93,7 +101,19 @@ export function fakeMcpRegistry() {
         const capabilities = (body as { capabilities?: string[] }).capabilities ?? [];
         const none = capabilities.includes('nothing');
         return json(res, 200, {
-          connections: none ? [] : [{ id: connectionId, name: 'everything', protocol: 'stdio', capabilities, health: { status: 'healthy', uptime: 10 }, load: 0, endpoint: { command: 'mcp-server-everything', args: [] } }],
+          connections: none
+            ? []
+            : [
+                {
+                  id: connectionId,
+                  name: 'everything',
+                  protocol: 'stdio',
+                  capabilities,
+                  health: { status: 'healthy', uptime: 10 },
+                  load: 0,
+                  endpoint: { command: 'mcp-server-everything', args: [] },
+                },
+              ],
           totalMatching: none ? 0 : 1,
           loadBalanced: true,
           strategy: 'least-loaded',

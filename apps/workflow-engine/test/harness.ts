@@ -65,7 +65,10 @@ export async function startEngine(redisDb: number, env: Record<string, string> =
       svc = await start(extra);
     },
     async createWorkflow(flow: unknown, extra: Record<string, unknown> = {}) {
-      const res = await request(svc.app).post('/api/v1/workflows').set('Authorization', engine.auth()).send({ name: 'test', category: 'testing', flow, ...extra });
+      const res = await request(svc.app)
+        .post('/api/v1/workflows')
+        .set('Authorization', engine.auth())
+        .send({ name: 'test', category: 'testing', flow, ...extra });
       if (res.status !== 201) throw new Error(`create failed ${res.status} ${JSON.stringify(res.body)}`);
       return res.body as { id: string; webhookSecret: string };
     },

@@ -39,7 +39,11 @@ function refusal(path: string, headers: Record<string, string> = {}): Promise<nu
 describe('execution stream', () => {
   it('gives a late subscriber the history first, then the live events, in order and once', async () => {
     const wf = await engine.createWorkflow({
-      nodes: [node('first', 'LLMNode', { prompt: 'one' }), node('held', 'LLMNode', { prompt: 'HOLD:stream1 {{first.completion}}' }), node('last', 'Merge', { inputs: ['{{held.completion}}'] })],
+      nodes: [
+        node('first', 'LLMNode', { prompt: 'one' }),
+        node('held', 'LLMNode', { prompt: 'HOLD:stream1 {{first.completion}}' }),
+        node('last', 'Merge', { inputs: ['{{held.completion}}'] }),
+      ],
       edges: [
         { source: 'first', target: 'held' },
         { source: 'held', target: 'last' },
@@ -102,7 +106,8 @@ describe('signed callbacks', () => {
     const wf = await engine.createWorkflow({ nodes: [node('a', 'Merge', { inputs: ['done'] })] });
     await engine.execute(wf.id, { options: { callbacks: { onComplete: `${receiver.url}/complete` } } });
     const broken = await engine.createWorkflow({ nodes: [node('b', 'LLMNode', { prompt: 'FAIL_ALWAYS cb' })] });
-    const failedRun = (await engine.execute(broken.id, { options: { callbacks: { onError: `${receiver.url}/error`, onComplete: `${receiver.url}/never` } } })).body.executionId;
+    const failedRun = (await engine.execute(broken.id, { options: { callbacks: { onError: `${receiver.url}/error`, onComplete: `${receiver.url}/never` } } }))
+      .body.executionId;
     for (let i = 0; i < 200 && receiver.requests.filter((r) => r.path !== '/never').length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     const complete = receiver.requests.filter((r) => r.path === '/complete');
     expect(complete).toHaveLength(2);
@@ -111,7 +116,10 @@ describe('signed callbacks', () => {
     expect(verifyWebhook(broken.webhookSecret, complete[1].headers, complete[1].raw)).toBe(false);
     expect(complete[1].body).toMatchObject({ type: 'workflow.completed', data: { status: 'completed', result: { a: { merged: ['done'] } } } });
     const error = receiver.requests.find((r) => r.path === '/error');
-    expect(error?.body).toMatchObject({ type: 'workflow.failed', data: { executionId: failedRun, status: 'failed', error: { nodeId: 'b', code: 'MODEL_ERROR' }, retryable: true } });
+    expect(error?.body).toMatchObject({
+      type: 'workflow.failed',
+      data: { executionId: failedRun, status: 'failed', error: { nodeId: 'b', code: 'MODEL_ERROR' }, retryable: true },
+    });
     expect(verifyWebhook(broken.webhookSecret, error?.headers ?? {}, error?.raw ?? '')).toBe(true);
     expect(receiver.requests.some((r) => r.path === '/never')).toBe(false);
     await receiver.stop();
@@ -137,7 +145,8 @@ describe('batches', () => {
     expect(last).toMatchObject({ type: 'batch-completed', status: 'completed', progress: { completed: 3, failed: 1, pending: 0 } });
     const batch = await request(engine.app).get(`/api/v1/batches/${res.body.batchId}`).set('Authorization', engine.auth());
     expect(batch.body).toMatchObject({ status: 'completed', progress: { completed: 3, failed: 1, pending: 0 } });
-    for (let i = 0; i < 100 && !receiver.requests.some((r) => (r.body as { type?: string }).type === 'batch-completed'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 100 && !receiver.requests.some((r) => (r.body as { type?: string }).type === 'batch-completed'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const progress = receiver.requests.filter((r) => (r.body as { type?: string }).type === 'batch-progress');
     expect(progress.length).toBe(4);
     for (const delivery of receiver.requests) expect(verifyWebhook(wf.webhookSecret, delivery.headers, delivery.raw)).toBe(true);
@@ -162,7 +171,13 @@ describe('batches', () => {
     expect((await send({ inputs: [{}], options: { concurrency: 0 } })).status).toBe(400);
     expect((await send({ inputs: [{ ghost: {} }] })).body.error.details.issues[0].path).toBe('body.inputs.0.ghost');
     expect((await send({ inputs: [{}], options: { progressCallback: 'ftp://x' } })).status).toBe(400);
-    expect((await request(engine.app).post(`/api/v1/workflows/${wf.id}/batch`).send({ inputs: [{}] })).status).toBe(401);
+    expect(
+      (
+        await request(engine.app)
+          .post(`/api/v1/workflows/${wf.id}/batch`)
+          .send({ inputs: [{}] })
+      ).status,
+    ).toBe(401);
     expect((await request(engine.app).get('/api/v1/batches/00000000-0000-4000-8000-000000000000').set('Authorization', engine.auth())).status).toBe(404);
   });
 });
@@ -176,7 +191,9 @@ describe('dead letters', () => {
     for (let i = 0; i < 100 && receiver.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     let failed: { body: { jobs?: Array<{ data: { payload: { body: { executionId: string } } } }> } } = { body: {} };
     for (let i = 0; i < 50; i++) {
-      failed = await request(engine.app).get('/api/v1/admin/queues/workflow-engine.webhooks/failed?limit=500').set('Authorization', engine.auth(['workflows:admin']));
+      failed = await request(engine.app)
+        .get('/api/v1/admin/queues/workflow-engine.webhooks/failed?limit=500')
+        .set('Authorization', engine.auth(['workflows:admin']));
       if (failed.body.jobs?.some((job) => job.data.payload.body.executionId === executionId)) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

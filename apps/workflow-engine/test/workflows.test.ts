@@ -17,10 +17,18 @@ describe('POST /api/v1/workflows', () => {
       name: 'Summarise',
       description: 'two steps',
       category: 'ai_workflows',
-      flow: { nodes: [node('a', 'LLMNode', { prompt: 'hi' }), node('b', 'LLMNode', { prompt: 'again {{a.completion}}' })], edges: [{ source: 'a', target: 'b' }] },
+      flow: {
+        nodes: [node('a', 'LLMNode', { prompt: 'hi' }), node('b', 'LLMNode', { prompt: 'again {{a.completion}}' })],
+        edges: [{ source: 'a', target: 'b' }],
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Summarise', status: 'active', version: '1.0.0', endpoints: { execute: `/api/v1/workflows/${res.body.id}/execute`, monitor: '/api/v1/executions/{executionId}/stream' } });
+    expect(res.body).toMatchObject({
+      name: 'Summarise',
+      status: 'active',
+      version: '1.0.0',
+      endpoints: { execute: `/api/v1/workflows/${res.body.id}/execute`, monitor: '/api/v1/executions/{executionId}/stream' },
+    });
     expect(res.body.webhookSecret).toMatch(/^whsec_/);
   });
 
@@ -31,12 +39,28 @@ describe('POST /api/v1/workflows', () => {
     ['an edge to a missing node', { nodes: [node('a', 'Merge', { inputs: [] })], edges: [{ source: 'a', target: 'ghost' }] }, 'ghost', 'edges[0].target'],
     [
       'a cycle',
-      { nodes: [node('a', 'Merge', { inputs: [] }), node('b', 'Merge', { inputs: [] })], edges: [{ source: 'a', target: 'b' }, { source: 'b', target: 'a' }] },
+      {
+        nodes: [node('a', 'Merge', { inputs: [] }), node('b', 'Merge', { inputs: [] })],
+        edges: [
+          { source: 'a', target: 'b' },
+          { source: 'b', target: 'a' },
+        ],
+      },
       'a',
       'edges',
     ],
-    ['a reference to a node that is not upstream', { nodes: [node('a', 'LLMNode', { prompt: 'x' }), node('b', 'LLMNode', { prompt: '{{a.completion}}' })], edges: [] }, 'b', 'nodes[1].data.prompt'],
-    ['a reference to an output the component lacks', { nodes: [node('a', 'LLMNode', { prompt: 'x' }), node('b', 'LLMNode', { prompt: '{{a.vector}}' })], edges: [{ source: 'a', target: 'b' }] }, 'b', 'nodes[1].data.prompt'],
+    [
+      'a reference to a node that is not upstream',
+      { nodes: [node('a', 'LLMNode', { prompt: 'x' }), node('b', 'LLMNode', { prompt: '{{a.completion}}' })], edges: [] },
+      'b',
+      'nodes[1].data.prompt',
+    ],
+    [
+      'a reference to an output the component lacks',
+      { nodes: [node('a', 'LLMNode', { prompt: 'x' }), node('b', 'LLMNode', { prompt: '{{a.vector}}' })], edges: [{ source: 'a', target: 'b' }] },
+      'b',
+      'nodes[1].data.prompt',
+    ],
     ['a reference to no node', { nodes: [node('a', 'Embeddings', { text: '{{nobody.completion}}' })], edges: [] }, 'a', 'nodes[0].data.text'],
   ];
   it.each(invalid)('refuses %s, naming the node and the field', async (_label, flow, nodeId, field) => {
@@ -51,7 +75,10 @@ describe('POST /api/v1/workflows', () => {
     const res = await post({
       name: uniqueName('vec'),
       category: 'testing',
-      flow: { nodes: [node('e', 'Embeddings', { text: 'cat' }), node('s', 'VectorSearch', { query: '{{e.vector}}', collection: 'c' })], edges: [{ source: 'e', target: 's' }] },
+      flow: {
+        nodes: [node('e', 'Embeddings', { text: 'cat' }), node('s', 'VectorSearch', { query: '{{e.vector}}', collection: 'c' })],
+        edges: [{ source: 'e', target: 's' }],
+      },
     });
     expect(res.status).toBe(201);
   });
@@ -76,27 +103,35 @@ describe('catalog and templates', () => {
     const category = uniqueName('cat');
     await post({ name: 'small', category, tags: ['demo'], flow: { nodes: [node('a', 'Merge', { inputs: [1] })] } });
     await post({ name: 'loop', category, flow: { nodes: [node('a', 'Loop', { items: [1, 2], body: { type: 'Merge', data: { inputs: ['{{item}}'] } } })] } });
-    const all = await request(engine.app).get(`/api/v1/workflows/catalog?category=${category}`).set('Authorization', engine.auth(['workflows:read']));
+    const all = await request(engine.app)
+      .get(`/api/v1/workflows/catalog?category=${category}`)
+      .set('Authorization', engine.auth(['workflows:read']));
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(2);
     const small = all.body.workflows.find((w: { name: string }) => w.name === 'small');
     expect(small).toMatchObject({ category, complexity: 'simple', components: 1, tags: ['demo', 'logic'] });
     expect(typeof small.estimatedDuration).toBe('number');
-    const advanced = await request(engine.app).get(`/api/v1/workflows/catalog?category=${category}&complexity=advanced`).set('Authorization', engine.auth(['workflows:read']));
+    const advanced = await request(engine.app)
+      .get(`/api/v1/workflows/catalog?category=${category}&complexity=advanced`)
+      .set('Authorization', engine.auth(['workflows:read']));
     expect(advanced.body.workflows.map((w: { name: string }) => w.name)).toEqual(['loop']);
     expect((await request(engine.app).get('/api/v1/workflows/catalog?complexity=huge').set('Authorization', engine.auth())).status).toBe(400);
     expect((await request(engine.app).get('/api/v1/workflows/catalog')).status).toBe(401);
   });
 
   it('ships runnable templates and counts workflows created from them', async () => {
-    const before = await request(engine.app).get('/api/v1/workflows/templates').set('Authorization', engine.auth(['workflows:read']));
+    const before = await request(engine.app)
+      .get('/api/v1/workflows/templates')
+      .set('Authorization', engine.auth(['workflows:read']));
     expect(before.status).toBe(200);
     const ids = before.body.templates.map((t: { id: string }) => t.id);
     expect(ids).toEqual(expect.arrayContaining(['cms-content-generation', 'vector-qa', 'mcp-tool-pipeline']));
     const used = before.body.templates.find((t: { id: string }) => t.id === 'vector-qa');
     const created = await post({ name: uniqueName('qa'), category: 'ai_workflows', templateId: 'vector-qa' });
     expect(created.status).toBe(201);
-    const after = await request(engine.app).get('/api/v1/workflows/templates').set('Authorization', engine.auth(['workflows:read']));
+    const after = await request(engine.app)
+      .get('/api/v1/workflows/templates')
+      .set('Authorization', engine.auth(['workflows:read']));
     expect(after.body.templates.find((t: { id: string }) => t.id === 'vector-qa').usageCount).toBe(used.usageCount + 1);
     expect(used).toMatchObject({ components: 3, category: 'ai_workflows' });
   });

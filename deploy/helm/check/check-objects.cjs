@@ -6,12 +6,22 @@ const text = fs.readFileSync(process.argv[2], 'utf8');
 const docs = YAML.parseAllDocuments(text, { uniqueKeys: true });
 const objs = [];
 let problems = 0;
-const bad = (m) => { problems++; console.log('PROBLEM:', m); };
+const bad = (m) => {
+  problems++;
+  console.log('PROBLEM:', m);
+};
 for (const d of docs) {
-  if (d.errors.length) { bad('YAML: ' + d.errors.map((e) => e.message).join('; ')); continue; }
+  if (d.errors.length) {
+    bad('YAML: ' + d.errors.map((e) => e.message).join('; '));
+    continue;
+  }
   const o = d.toJS();
   if (o == null) continue;
-  if (typeof o !== 'object' || !o.kind) { if (typeof o === 'string') continue; bad('doc without kind: ' + JSON.stringify(o).slice(0, 100)); continue; }
+  if (typeof o !== 'object' || !o.kind) {
+    if (typeof o === 'string') continue;
+    bad('doc without kind: ' + JSON.stringify(o).slice(0, 100));
+    continue;
+  }
   objs.push(o);
 }
 const names = new Set();
@@ -56,22 +66,28 @@ for (const d of by('Deployment')) {
   const sel = d.spec.selector.matchLabels;
   const tl = d.spec.template.metadata.labels;
   for (const [k, v] of Object.entries(sel)) if (tl[k] !== v) bad(`${key}: selector ${k} not on template`);
-  if (d.spec.template.spec.serviceAccountName && !by('ServiceAccount').some((s) => s.metadata.name === d.spec.template.spec.serviceAccountName)) bad(`${key}: SA missing`);
+  if (d.spec.template.spec.serviceAccountName && !by('ServiceAccount').some((s) => s.metadata.name === d.spec.template.spec.serviceAccountName))
+    bad(`${key}: SA missing`);
   checkPod(key, d.spec.template.spec, false);
 }
 for (const s of by('Service')) {
   const matches = by('Deployment').filter((d) => Object.entries(s.spec.selector).every(([k, v]) => d.spec.template.metadata.labels[k] === v));
   if (matches.length !== 1) bad(`Service/${s.metadata.name} selects ${matches.length} deployments`);
-  for (const p of s.spec.ports) if (!matches[0]?.spec.template.spec.containers[0].ports.some((cp) => cp.name === p.targetPort)) bad(`Service/${s.metadata.name}: targetPort ${p.targetPort}`);
+  for (const p of s.spec.ports)
+    if (!matches[0]?.spec.template.spec.containers[0].ports.some((cp) => cp.name === p.targetPort))
+      bad(`Service/${s.metadata.name}: targetPort ${p.targetPort}`);
 }
 for (const j of by('Job')) {
   const key = `Job/${j.metadata.name}`;
   if (!/pre-install/.test(j.metadata.annotations?.['helm.sh/hook'] ?? '')) bad(`${key}: not a hook`);
   checkPod(key, j.spec.template.spec, true);
-  for (const c of j.spec.template.spec.containers) for (const e of c.envFrom ?? []) if (e.secretRef && !external.has(e.secretRef.name)) {
-    const sec = by('Secret').find((s) => s.metadata.name === e.secretRef.name);
-    if (!/pre-install/.test(sec?.metadata.annotations?.['helm.sh/hook'] ?? '')) bad(`${key}: reads secret ${e.secretRef.name} that is not a hook (absent at pre-install)`);
-  }
+  for (const c of j.spec.template.spec.containers)
+    for (const e of c.envFrom ?? [])
+      if (e.secretRef && !external.has(e.secretRef.name)) {
+        const sec = by('Secret').find((s) => s.metadata.name === e.secretRef.name);
+        if (!/pre-install/.test(sec?.metadata.annotations?.['helm.sh/hook'] ?? ''))
+          bad(`${key}: reads secret ${e.secretRef.name} that is not a hook (absent at pre-install)`);
+      }
 }
 for (const h of by('HorizontalPodAutoscaler')) {
   const d = by('Deployment').find((x) => x.metadata.name === h.spec.scaleTargetRef.name);

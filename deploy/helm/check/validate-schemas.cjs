@@ -11,13 +11,24 @@ const kinds = {
   'policy/v1/PodDisruptionBudget': () => require('kubernetes-models/policy/v1/PodDisruptionBudget').PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': () => require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler').HorizontalPodAutoscaler,
 };
-let bad = 0, n = 0;
+let bad = 0,
+  n = 0;
 for (const d of YAML.parseAllDocuments(fs.readFileSync(process.argv[2], 'utf8'))) {
   const o = d.toJS();
   if (!o || typeof o !== 'object') continue;
   const Model = kinds[`${o.apiVersion}/${o.kind}`];
-  if (!Model) { console.log('no schema for', o.apiVersion, o.kind); bad++; continue; }
-  try { new (Model())(o).validate(); n++; } catch (e) { bad++; console.log(`${o.kind}/${o.metadata.name}: ${e.message}`); }
+  if (!Model) {
+    console.log('no schema for', o.apiVersion, o.kind);
+    bad++;
+    continue;
+  }
+  try {
+    new (Model())(o).validate();
+    n++;
+  } catch (e) {
+    bad++;
+    console.log(`${o.kind}/${o.metadata.name}: ${e.message}`);
+  }
 }
 console.log(`${n} objects valid, ${bad} invalid`);
 process.exit(bad ? 1 : 0);

@@ -53,11 +53,19 @@ describe('ServiceClient', () => {
       if (req.url === '/api/v1/auth/api-key') {
         exchanges += 1;
         expect(JSON.parse(body)).toEqual({ api_key: 'key-1', client_id: 'workflow-engine' });
-        return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ access_token: 'svc-token', token_type: 'Bearer', expires_in: 900, service: 'workflow-engine', permissions: [] }));
+        return res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ access_token: 'svc-token', token_type: 'Bearer', expires_in: 900, service: 'workflow-engine', permissions: [] }));
       }
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ auth: req.headers.authorization, requestId: req.headers['x-request-id'] ?? null }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ auth: req.headers.authorization, requestId: req.headers['x-request-id'] ?? null }));
     });
-    const client = new ServiceClient({ service: 'peer', baseUrl: s.url, token: serviceApiKeyToken({ authUrl: s.url, apiKey: 'key-1', clientId: 'workflow-engine' }) });
+    const client = new ServiceClient({
+      service: 'peer',
+      baseUrl: s.url,
+      token: serviceApiKeyToken({ authUrl: s.url, apiKey: 'key-1', clientId: 'workflow-engine' }),
+    });
     const [a, b] = await Promise.all([client.request('GET', '/a'), client.request('GET', '/b')]);
     expect(a).toMatchObject({ auth: 'Bearer svc-token' });
     expect(b).toMatchObject({ auth: 'Bearer svc-token' });
@@ -71,7 +79,11 @@ describe('LocalModelsClient', () => {
   it('asks /api/generate for one object and parses the Ollama answer', async () => {
     const s = await server((_req, body, res) => {
       const request = JSON.parse(body);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ model: request.model, response: `echo ${request.prompt}`, done: true, stream: request.stream, prompt_eval_count: 3, eval_count: 2 }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(
+          JSON.stringify({ model: request.model, response: `echo ${request.prompt}`, done: true, stream: request.stream, prompt_eval_count: 3, eval_count: 2 }),
+        );
     });
     const client = new LocalModelsClient({ baseUrl: s.url });
     const answer = await client.generate({ model: 'tiny', prompt: 'hi' });
@@ -96,7 +108,9 @@ describe('JsonApiCmsClient against the fake CMS', () => {
     const token = await client.login('ada', 'secret', 'platform');
     expect(token).toMatch(/^user-/);
     await expect(client.login('ada', 'wrong', 'platform')).rejects.toMatchObject({ upstreamStatus: 400 });
-    await expect(new JsonApiCmsClient({ baseUrl: cms.url, token: () => 'bad' , allowPrivate: true}).createNode('article', {})).rejects.toMatchObject({ upstreamStatus: 401 });
+    await expect(new JsonApiCmsClient({ baseUrl: cms.url, token: () => 'bad', allowPrivate: true }).createNode('article', {})).rejects.toMatchObject({
+      upstreamStatus: 401,
+    });
     await cms.stop();
   });
 

@@ -8,13 +8,24 @@ export const JsonApiResource = z
     type: z.string(),
     id: z.string(),
     attributes: z.record(z.string(), z.unknown()).default({}),
-    links: z.object({ self: z.union([z.string(), z.object({ href: z.string() })]).optional() }).loose().optional(),
+    links: z
+      .object({ self: z.union([z.string(), z.object({ href: z.string() })]).optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 export type JsonApiResource = z.infer<typeof JsonApiResource>;
 
 const Document = z.object({ data: JsonApiResource }).loose();
-const Collection = z.object({ data: z.array(z.unknown()), links: z.object({ next: z.union([z.string(), z.object({ href: z.string() })]).optional() }).loose().optional() }).loose();
+const Collection = z
+  .object({
+    data: z.array(z.unknown()),
+    links: z
+      .object({ next: z.union([z.string(), z.object({ href: z.string() })]).optional() })
+      .loose()
+      .optional(),
+  })
+  .loose();
 const OAuthToken = z.object({ access_token: z.string(), token_type: z.string().optional(), expires_in: z.number().optional() }).loose();
 
 export interface CmsOptions extends Omit<ClientOptions, 'service' | 'transport'> {
@@ -63,7 +74,12 @@ export class JsonApiCmsClient {
 
   /** Creates a resource in a collection: `POST <collection> {data: {type, attributes}}`. */
   async create(collection: string, type: string, attributes: Record<string, unknown>, call: Call = {}): Promise<JsonApiResource> {
-    const answer = await this.http.request('POST', collection, { ...call, body: { data: { type, attributes } }, contentType: JSON_API_MEDIA_TYPE, schema: Document });
+    const answer = await this.http.request('POST', collection, {
+      ...call,
+      body: { data: { type, attributes } },
+      contentType: JSON_API_MEDIA_TYPE,
+      schema: Document,
+    });
     return answer.data;
   }
 
@@ -96,7 +112,11 @@ export class JsonApiCmsClient {
   async loadNode(bundle: string, nid: string | number, call: Call = {}): Promise<JsonApiResource> {
     const collection = JsonApiCmsClient.nodeCollection(bundle);
     if (typeof nid === 'string' && !/^\d+$/.test(nid)) return this.get(collection, nid, call);
-    const body: z.infer<typeof Collection> = await this.http.request('GET', collection, { ...call, query: { 'filter[drupal_internal__nid]': String(nid) }, schema: Collection });
+    const body: z.infer<typeof Collection> = await this.http.request('GET', collection, {
+      ...call,
+      query: { 'filter[drupal_internal__nid]': String(nid) },
+      schema: Collection,
+    });
     const found = body.data.map((item) => JsonApiResource.safeParse(item)).find((item) => item.success);
     if (!found?.success) throw new UpstreamError('cms', `The CMS has no ${bundle} node ${nid}`, 'status', 404);
     return found.data;
@@ -110,7 +130,13 @@ export class JsonApiCmsClient {
   /** A user's access token: the OAuth password grant at `/oauth/token` (form-encoded). */
   async login(username: string, password: string, clientId: string, clientSecret?: string, call: Call = {}): Promise<string> {
     const form = new URLSearchParams({ grant_type: 'password', username, password, client_id: clientId, ...(clientSecret && { client_secret: clientSecret }) });
-    const answer = await this.http.request('POST', '/oauth/token', { ...call, body: form.toString(), contentType: 'application/x-www-form-urlencoded', headers: { Accept: 'application/json' }, schema: OAuthToken });
+    const answer = await this.http.request('POST', '/oauth/token', {
+      ...call,
+      body: form.toString(),
+      contentType: 'application/x-www-form-urlencoded',
+      headers: { Accept: 'application/json' },
+      schema: OAuthToken,
+    });
     return answer.access_token;
   }
 }

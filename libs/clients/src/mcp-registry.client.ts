@@ -18,7 +18,12 @@ export class McpRegistryClient {
   }
 
   /** `POST /connections/{id}/tools/{tool}/call`: a tool may have effects, so it is never retried here. */
-  callTool(connectionId: string, tool: string, args: Record<string, unknown>, call: Call & { toolTimeoutMs?: number } = {}): Promise<z.infer<typeof mcpRegistry.ToolCallResponse>> {
+  callTool(
+    connectionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    call: Call & { toolTimeoutMs?: number } = {},
+  ): Promise<z.infer<typeof mcpRegistry.ToolCallResponse>> {
     return this.http.request('POST', `/connections/${encodeURIComponent(connectionId)}/tools/${encodeURIComponent(tool)}/call`, {
       ...call,
       body: { arguments: args, ...(call.toolTimeoutMs !== undefined && { timeout: call.toolTimeoutMs }) },

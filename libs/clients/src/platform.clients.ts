@@ -16,7 +16,12 @@ export class AuthClient {
 
   /** Exchanges an API key for an access token; a refused key is an UpstreamError with status 401. */
   exchangeApiKey(apiKey: string, clientId: string, call: PlatformCall = {}): Promise<z.infer<typeof auth.ApiKeyLoginResponse>> {
-    return this.http.request('POST', '/api/v1/auth/api-key', { ...call, body: { api_key: apiKey, client_id: clientId }, schema: auth.ApiKeyLoginResponse, idempotent: true });
+    return this.http.request('POST', '/api/v1/auth/api-key', {
+      ...call,
+      body: { api_key: apiKey, client_id: clientId },
+      schema: auth.ApiKeyLoginResponse,
+      idempotent: true,
+    });
   }
 }
 
@@ -45,7 +50,15 @@ export class MasterClient {
 export const MeshRegistration = z.object({ id: z.string() }).loose();
 export const MeshSendResult = z.object({ id: z.string(), message_id: z.string(), agent_id: z.string(), state: z.string(), duplicate: z.boolean() }).loose();
 export const MeshAgentSummary = z
-  .object({ id: z.string(), name: z.string(), namespace: z.string().optional(), capabilities: z.array(z.string()).default([]), endpoint: z.string().nullable().optional(), status: z.string().optional(), metadata: z.record(z.string(), z.unknown()).default({}) })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    namespace: z.string().optional(),
+    capabilities: z.array(z.string()).default([]),
+    endpoint: z.string().nullable().optional(),
+    status: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+  })
   .loose();
 const MeshAgentList = z.object({ agents: z.array(MeshAgentSummary), total: z.number() }).loose();
 
@@ -56,7 +69,10 @@ export class MeshClient {
     this.http = new ServiceClient({ service: 'mesh', ...options });
   }
 
-  register(agent: { id: string; name: string; namespace: string; capabilities: string[]; endpoint?: string; metadata?: Record<string, unknown> }, call: PlatformCall = {}) {
+  register(
+    agent: { id: string; name: string; namespace: string; capabilities: string[]; endpoint?: string; metadata?: Record<string, unknown> },
+    call: PlatformCall = {},
+  ) {
     return this.http.request('POST', '/api/v1/agents', { ...call, body: agent, schema: MeshRegistration, idempotent: true });
   }
 
@@ -138,4 +154,3 @@ export class WorkflowEngineClient {
     return this.http.request('POST', `/api/v1/workflows/${enc(id)}/execute`, { ...call, body: { inputs } });
   }
 }
-

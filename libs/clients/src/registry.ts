@@ -32,7 +32,11 @@ export class RegistryClient {
 
   /** `POST /agents/{ns}/{name}/versions`: a new version of an existing agent. Not retried. */
   publishVersion(namespace: string, name: string, manifest: object, call: Call = {}): Promise<registry.PublishResult> {
-    return this.http.request('POST', `/api/v1/agents/${segment(namespace)}/${segment(name)}/versions`, { ...call, body: manifest, schema: registry.PublishResult });
+    return this.http.request('POST', `/api/v1/agents/${segment(namespace)}/${segment(name)}/versions`, {
+      ...call,
+      body: manifest,
+      schema: registry.PublishResult,
+    });
   }
 
   /** `DELETE /agents/{ns}/{name}/versions/{version}`: unpublishes one version. */

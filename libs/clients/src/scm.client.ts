@@ -4,8 +4,18 @@ import { guardedTransport, ServiceClient, type ClientOptions } from './service-c
 type Call = { signal?: AbortSignal; timeoutMs?: number };
 const enc = encodeURIComponent;
 
-export const GitLabPipeline = z.object({ id: z.number(), ref: z.string().nullable().optional(), status: z.string(), web_url: z.string().nullable().optional(), created_at: z.string().nullable().optional() }).loose();
-export const GitLabPackage = z.object({ id: z.number(), name: z.string(), version: z.string(), package_type: z.string(), created_at: z.string().nullable().optional() }).loose();
+export const GitLabPipeline = z
+  .object({
+    id: z.number(),
+    ref: z.string().nullable().optional(),
+    status: z.string(),
+    web_url: z.string().nullable().optional(),
+    created_at: z.string().nullable().optional(),
+  })
+  .loose();
+export const GitLabPackage = z
+  .object({ id: z.number(), name: z.string(), version: z.string(), package_type: z.string(), created_at: z.string().nullable().optional() })
+  .loose();
 
 export interface ScmOptions extends Omit<ClientOptions, 'service' | 'transport' | 'token'> {
   /** The access token sent as `PRIVATE-TOKEN`. */

@@ -22,7 +22,11 @@ export function serviceApiKeyToken(options: ServiceApiKeyOptions): TokenSource &
   const source = async () => {
     if (cached && Date.now() < cached.renewAt) return cached.token;
     pending ??= client
-      .request('POST', '/api/v1/auth/api-key', { body: { api_key: options.apiKey, client_id: options.clientId }, schema: auth.ApiKeyLoginResponse, idempotent: true })
+      .request('POST', '/api/v1/auth/api-key', {
+        body: { api_key: options.apiKey, client_id: options.clientId },
+        schema: auth.ApiKeyLoginResponse,
+        idempotent: true,
+      })
       .then((answer) => {
         cached = { token: answer.access_token, renewAt: Date.now() + Math.max(0, answer.expires_in * 1000 - (options.renewBeforeMs ?? 60_000)) };
         return answer.access_token;

@@ -30,7 +30,11 @@ export const fetchTransport: Transport = async (url, request) => {
 export const guardedTransport =
   (options: Omit<GuardOptions, 'timeoutMs'> = {}): Transport =>
   async (url, request) => {
-    const response = await guardedFetch(url, { method: request.method, headers: request.headers, body: request.body, signal: request.signal }, { ...options, timeoutMs: request.timeoutMs });
+    const response = await guardedFetch(
+      url,
+      { method: request.method, headers: request.headers, body: request.body, signal: request.signal },
+      { ...options, timeoutMs: request.timeoutMs },
+    );
     return { status: response.status, text: response.text() };
   };
 
@@ -85,7 +89,11 @@ export class UpstreamError extends ApiError {
 
   /** Worth trying again: the peer was down, slow or failing, not refusing the request. */
   get retryable(): boolean {
-    return this.reason === 'timeout' || this.reason === 'network' || (this.upstreamStatus !== undefined && (this.upstreamStatus >= 500 || this.upstreamStatus === 429));
+    return (
+      this.reason === 'timeout' ||
+      this.reason === 'network' ||
+      (this.upstreamStatus !== undefined && (this.upstreamStatus >= 500 || this.upstreamStatus === 429))
+    );
   }
 }
 
@@ -146,7 +154,11 @@ export class ServiceClient {
     }
   }
 
-  private async once(method: string, url: string, call: { headers: Record<string, string>; body?: string; timeoutMs: number; signal?: AbortSignal }): Promise<TransportResponse> {
+  private async once(
+    method: string,
+    url: string,
+    call: { headers: Record<string, string>; body?: string; timeoutMs: number; signal?: AbortSignal },
+  ): Promise<TransportResponse> {
     const timeout = AbortSignal.timeout(call.timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
     try {
@@ -155,7 +167,8 @@ export class ServiceClient {
       if (call.signal?.aborted) throw call.signal.reason ?? error;
       if (error instanceof OutboundError) {
         if (error.reason === 'timeout') throw new UpstreamError(this.service, `${this.service} did not answer within ${call.timeoutMs} ms`, 'timeout');
-        if (error.reason === 'bad_url' || error.reason === 'blocked_address' || error.reason === 'redirect_blocked') throw new UpstreamError(this.service, `${this.service}: ${error.message}`, 'blocked');
+        if (error.reason === 'bad_url' || error.reason === 'blocked_address' || error.reason === 'redirect_blocked')
+          throw new UpstreamError(this.service, `${this.service}: ${error.message}`, 'blocked');
         throw new UpstreamError(this.service, `${this.service}: ${error.message}`, error.reason === 'too_large' ? 'invalid_response' : 'network');
       }
       if (timeout.aborted) throw new UpstreamError(this.service, `${this.service} did not answer within ${call.timeoutMs} ms`, 'timeout');
@@ -169,16 +182,29 @@ export class ServiceClient {
     try {
       json = answer.text ? JSON.parse(answer.text) : undefined;
     } catch {
-      if (answer.status < 400) throw new UpstreamError(this.service, `${this.service} did not answer ${method} ${path} with JSON`, 'invalid_response', answer.status);
+      if (answer.status < 400)
+        throw new UpstreamError(this.service, `${this.service} did not answer ${method} ${path} with JSON`, 'invalid_response', answer.status);
     }
     if (answer.status >= 400) {
       const message = (json as { error?: { message?: string } | string })?.error;
       const detail = typeof message === 'string' ? message : message?.message;
-      throw new UpstreamError(this.service, `${this.service} answered ${method} ${path.split('?')[0]} with ${answer.status}${detail ? `: ${String(detail).slice(0, 200)}` : ''}`, 'status', answer.status, json);
+      throw new UpstreamError(
+        this.service,
+        `${this.service} answered ${method} ${path.split('?')[0]} with ${answer.status}${detail ? `: ${String(detail).slice(0, 200)}` : ''}`,
+        'status',
+        answer.status,
+        json,
+      );
     }
     if (!schema) return json;
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new UpstreamError(this.service, `${this.service} answered ${method} ${path.split('?')[0]} with an unexpected body`, 'invalid_response', answer.status);
+    if (!parsed.success)
+      throw new UpstreamError(
+        this.service,
+        `${this.service} answered ${method} ${path.split('?')[0]} with an unexpected body`,
+        'invalid_response',
+        answer.status,
+      );
     return parsed.data;
   }
 }

@@ -14,7 +14,10 @@ export const baseEnvShape = {
   AUTH_URL: z.string().url().default('http://127.0.0.1:3001'),
   AUTH_ISSUER: z.string().optional(),
   AUTH_AUDIENCE: z.string().default('agent-platform'),
-  MIGRATE_ON_START: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  MIGRATE_ON_START: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   BODY_LIMIT: z.string().default('1mb'),
   /**
@@ -28,7 +31,10 @@ export const baseEnvShape = {
   /** Longest a single SQL statement may run before Postgres cancels it (a stuck database answers 503, never hangs). */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Outbound calls to user-supplied URLs may reach private, loopback and link-local addresses. */
-  OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  OUTBOUND_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().max(200).default(10),
 };
 
@@ -75,7 +81,12 @@ export function environmentWithRole(argv: readonly string[] = process.argv, env:
 export const env = {
   /** A whole number, optionally bounded. */
   int: (fallback: number, bounds: { min?: number; max?: number } = {}) =>
-    z.coerce.number().int().min(bounds.min ?? Number.MIN_SAFE_INTEGER).max(bounds.max ?? Number.MAX_SAFE_INTEGER).default(fallback),
+    z.coerce
+      .number()
+      .int()
+      .min(bounds.min ?? Number.MIN_SAFE_INTEGER)
+      .max(bounds.max ?? Number.MAX_SAFE_INTEGER)
+      .default(fallback),
   /** A positive duration in seconds. */
   seconds: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** A positive duration in milliseconds. */

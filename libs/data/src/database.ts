@@ -106,7 +106,12 @@ async function runMigrateDeploy(service: string, databaseUrl: string, prismaRoot
   const output: Buffer[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, [bin, 'migrate', 'deploy', '--config', config], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, [`${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`]: databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        [`${service.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`]: databaseUrl,
+        PRISMA_HIDE_UPDATE_MESSAGE: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => {

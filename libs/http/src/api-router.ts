@@ -44,8 +44,10 @@ export type ValidatedRequest<B, Q, P> = Request & { valid: Validated<B, Q, P> };
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined, P extends z.ZodType | undefined>
-  extends Omit<OperationSpec, 'body' | 'query' | 'params' | 'upgrade'> {
+export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined, P extends z.ZodType | undefined> extends Omit<
+  OperationSpec,
+  'body' | 'query' | 'params' | 'upgrade'
+> {
   body?: B;
   query?: Q;
   params?: P;
@@ -98,7 +100,11 @@ export class ApiRouter {
         query: parsePart(spec.query, req.query, 'query', issues),
         body: parsePart(spec.body, req.body, 'body', issues),
       };
-      for (const [where, value] of [['params', req.params], ['query', req.query], ['body', req.body]] as const) {
+      for (const [where, value] of [
+        ['params', req.params],
+        ['query', req.query],
+        ['body', req.body],
+      ] as const) {
         const path = findUnsafeString(value, where);
         if (path) issues.push({ path, message: 'Text may not contain NUL characters or unpaired surrogates', code: 'invalid_characters' });
       }

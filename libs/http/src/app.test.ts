@@ -91,7 +91,10 @@ describe('createServiceApp', () => {
   afterAll(() => issuer.stop());
 
   it('runs a valid, authorized request and answers with the first 2xx status', async () => {
-    const res = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['things:write'])).send({ size: 3 });
+    const res = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['things:write']))
+      .send({ size: 3 });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: 'abc', size: 3 });
     expect(res.headers['x-request-id']).toBeDefined();
@@ -102,13 +105,23 @@ describe('createServiceApp', () => {
     expect(missing.status).toBe(401);
     expect(missing.body).toMatchObject({ error: { type: 'authentication_error', code: 'invalid_token', details: { reason: 'token_missing' } } });
     expect(missing.body.requestId).toBe(missing.headers['x-request-id']);
-    const denied = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['things:read'])).send({ size: 3 });
+    const denied = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['things:read']))
+      .send({ size: 3 });
     expect(denied.status).toBe(403);
-    expect(denied.body.error).toMatchObject({ type: 'authorization_error', code: 'insufficient_permissions', details: { required: 'things:write', userPermissions: ['things:read'] } });
+    expect(denied.body.error).toMatchObject({
+      type: 'authorization_error',
+      code: 'insufficient_permissions',
+      details: { required: 'things:write', userPermissions: ['things:read'] },
+    });
   });
 
   it('answers 400 with the zod issues and their paths', async () => {
-    const res = await request(app).post('/api/v1/things/ABC').set('Authorization', issuer.bearer(['*'])).send({ size: -1, extra: 1 });
+    const res = await request(app)
+      .post('/api/v1/things/ABC')
+      .set('Authorization', issuer.bearer(['*']))
+      .send({ size: -1, extra: 1 });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     const paths = res.body.error.details.issues.map((issue: { path: string }) => issue.path);
@@ -116,39 +129,74 @@ describe('createServiceApp', () => {
   });
 
   it('answers 400 for broken JSON and 413 for a body over the limit', async () => {
-    const broken = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":');
+    const broken = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .set('Content-Type', 'application/json')
+      .send('{"size":');
     expect(broken.status).toBe(400);
-    const large = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).send({ size: 1, pad: 'x'.repeat(4096) });
+    const large = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .send({ size: 1, pad: 'x'.repeat(4096) });
     expect(large.status).toBe(413);
     expect(large.body.error).toMatchObject({ type: 'validation_error', code: 'payload_too_large' });
   });
 
   it("keeps a client error's 4xx status in the error shape: bad percent-escapes, undecodable bodies", async () => {
     for (const path of ['/api/v1/things/%E0%A4%A', '/api/v1/things/%FF']) {
-      const res = await request(app).post(path).set('Authorization', issuer.bearer(['*'])).send({ size: 1 });
+      const res = await request(app)
+        .post(path)
+        .set('Authorization', issuer.bearer(['*']))
+        .send({ size: 1 });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request' });
     }
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      const res = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"size":1}');
+      const res = await request(app)
+        .post('/api/v1/things/abc')
+        .set('Authorization', issuer.bearer(['*']))
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send('{"size":1}');
       expect(res.status).toBe(400);
       expect(res.body.error.type).toBe('validation_error');
     }
-    const unknown = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').set('Content-Encoding', 'zstd-nope').send('{"size":1}');
+    const unknown = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'zstd-nope')
+      .send('{"size":1}');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ type: 'validation_error', message: 'The request body encoding is not supported' });
   });
 
   it('refuses JSON nested too deep, and text with NUL or unpaired surrogates, before the handler (400)', async () => {
-    const deep = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send(`{"size":1,"x":${'['.repeat(300)}${']'.repeat(300)}}`);
+    const deep = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .set('Content-Type', 'application/json')
+      .send(`{"size":1,"x":${'['.repeat(300)}${']'.repeat(300)}}`);
     expect(deep.status).toBe(400);
     expect(deep.body.error.message).toMatch(/nested deeper than 64/);
-    const nul = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":1,"name":"a\\u0000b"}');
+    const nul = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .set('Content-Type', 'application/json')
+      .send('{"size":1,"name":"a\\u0000b"}');
     expect(nul.status).toBe(400);
     expect(nul.body.error.details.issues).toContainEqual(expect.objectContaining({ path: 'body.name', code: 'invalid_characters' }));
-    const surrogate = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).set('Content-Type', 'application/json').send('{"size":1,"tags":["ok","\\ud800"]}');
+    const surrogate = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .set('Content-Type', 'application/json')
+      .send('{"size":1,"tags":["ok","\\ud800"]}');
     expect(surrogate.body.error.details.issues).toContainEqual(expect.objectContaining({ path: 'body.tags.1' }));
-    const paired = await request(app).post('/api/v1/things/abc').set('Authorization', issuer.bearer(['*'])).send({ size: 1 });
+    const paired = await request(app)
+      .post('/api/v1/things/abc')
+      .set('Authorization', issuer.bearer(['*']))
+      .send({ size: 1 });
     expect(paired.status).toBe(201);
   });
 
@@ -163,7 +211,11 @@ describe('createServiceApp', () => {
   });
 
   it('answers 503 naming the dependency when Postgres or Redis is down or stuck, never 500', async () => {
-    for (const [store, dependency] of [['postgres', 'database'], ['postgres-slow', 'database'], ['redis', 'cache']]) {
+    for (const [store, dependency] of [
+      ['postgres', 'database'],
+      ['postgres-slow', 'database'],
+      ['redis', 'cache'],
+    ]) {
       const res = await request(app).get(`/api/v1/stores/${store}`);
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable', details: { dependency } });

@@ -46,7 +46,14 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', verify: jsonDepthVerifier() }));
   app.use(healthRouter({ ...options.health, version: options.openapi.version }));
   app.use(metricsRouter);
-  app.use(openApiRouter(buildOpenApiDocument(options.openapi, options.routers.map(({ basePath, router }) => ({ basePath, operations: router.operations })))));
+  app.use(
+    openApiRouter(
+      buildOpenApiDocument(
+        options.openapi,
+        options.routers.map(({ basePath, router }) => ({ basePath, operations: router.operations })),
+      ),
+    ),
+  );
   for (const router of options.rootRouters ?? []) app.use(router);
   for (const { basePath, router } of options.routers) app.use(basePath || '/', router.router);
   app.use(routeNotFound);

@@ -14,6 +14,8 @@ export function answerClientErrors(server: Server): void {
       ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large']
       : [400, 'Bad Request', 'invalid_request', 'The request is not valid HTTP'];
     const body = JSON.stringify({ error: { type: 'validation_error', code, message }, requestId: randomUUID() });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -28,9 +28,14 @@ interface ErrorLike {
  * 503 naming the dependency instead of a 500.
  */
 export function unavailableDependency(error: unknown): Dependency | undefined {
-  for (let current = error as ErrorLike | undefined, depth = 0; current && typeof current === 'object' && depth < 5; current = current.cause as ErrorLike, depth++) {
+  for (
+    let current = error as ErrorLike | undefined, depth = 0;
+    current && typeof current === 'object' && depth < 5;
+    current = current.cause as ErrorLike, depth++
+  ) {
     // Through a Prisma client the driver's error sits in meta; from the adapter itself, in cause.
-    const adapterCause = current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
+    const adapterCause =
+      current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
     if (adapterCause?.kind && DATABASE_KINDS.has(adapterCause.kind)) return 'database';
     if (DATABASE_SQLSTATE.test(String(adapterCause?.code ?? adapterCause?.originalCode ?? ''))) return 'database';
     if (typeof current.code === 'string' && (DATABASE_PRISMA_CODES.has(current.code) || DATABASE_SQLSTATE.test(current.code))) return 'database';
@@ -51,6 +56,7 @@ export function isUniqueViolation(error: unknown): boolean {
   const current = error as ErrorLike | undefined;
   if (!current || typeof current !== 'object') return false;
   if (current.code === 'P2002' || current.code === '23505') return true;
-  const adapterCause = current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
+  const adapterCause =
+    current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
   return adapterCause?.code === '23505' || adapterCause?.originalCode === '23505';
 }

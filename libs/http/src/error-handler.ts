@@ -68,7 +68,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const apiError = toApiError(error);
-    if (apiError.status === 503) logger.warn({ dependency: (apiError.details as { dependency?: string } | undefined)?.dependency, method: req.method, path: req.path }, 'dependency unavailable');
+    if (apiError.status === 503)
+      logger.warn(
+        { dependency: (apiError.details as { dependency?: string } | undefined)?.dependency, method: req.method, path: req.path },
+        'dependency unavailable',
+      );
     else if (apiError.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
     res.status(apiError.status).json(errorBody(apiError));
@@ -76,7 +80,5 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 export const routeNotFound: RequestHandler = (req, res) => {
-  res.status(404).json(
-    errorBody(new ApiError(404, 'not_found_error', 'route_not_found', `No route for ${req.method} ${req.path}`)),
-  );
+  res.status(404).json(errorBody(new ApiError(404, 'not_found_error', 'route_not_found', `No route for ${req.method} ${req.path}`)));
 };

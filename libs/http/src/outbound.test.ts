@@ -33,7 +33,11 @@ describe('guardedFetch', () => {
   };
 
   it('calls an allowed URL and returns status, headers and body', async () => {
-    const response = await guardedFetch(`${base}/echo`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }, { allowPrivate: true });
+    const response = await guardedFetch(
+      `${base}/echo`,
+      { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } },
+      { allowPrivate: true },
+    );
     expect(response.status).toBe(200);
     expect(response.json()).toEqual({ a: 1 });
   });

@@ -89,7 +89,11 @@ export function createRateLimiter(options: Omit<RateLimitOptions, 'key'>): RateL
   return {
     async take(key) {
       try {
-        const [allowed, tokens, now] = (await options.redis.eval(TAKE_TOKEN, 1, `ratelimit:${options.name}:${key}`, capacity, ratePerMs, ttlMs)) as [number, string, number];
+        const [allowed, tokens, now] = (await options.redis.eval(TAKE_TOKEN, 1, `ratelimit:${options.name}:${key}`, capacity, ratePerMs, ttlMs)) as [
+          number,
+          string,
+          number,
+        ];
         return state(allowed === 1, Number(tokens), Number(now));
       } catch {
         return state(...memory.take(key, capacity, ratePerMs));

@@ -15,7 +15,10 @@ describe('SocketGateway', () => {
 
   beforeAll(async () => {
     await issuer.start();
-    gateway = new SocketGateway(issuer.verifier({ isRevoked: (jti) => revoked.has(jti) }), createLogger('ws-test', '0', 'silent'), { maxPerUser: 2, revocationCheckMs: 50 });
+    gateway = new SocketGateway(issuer.verifier({ isRevoked: (jti) => revoked.has(jti) }), createLogger('ws-test', '0', 'silent'), {
+      maxPerUser: 2,
+      revocationCheckMs: 50,
+    });
     gateway.endpoint({
       path: '/things/:id/stream',
       permission: 'things:read',

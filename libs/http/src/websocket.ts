@@ -44,7 +44,9 @@ interface Open {
 function refuse(socket: Duplex, status: number, type: string, code: string, message: string): void {
   const reasons: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests' };
   const body = JSON.stringify({ error: { type, code, message }, requestId: 'websocket-upgrade' });
-  socket.end(`HTTP/1.1 ${status} ${reasons[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reasons[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function compile(path: string): { pattern: RegExp; names: string[] } {
@@ -114,8 +116,10 @@ export class SocketGateway {
     } catch (error) {
       return refuse(socket, 401, 'authentication_error', 'invalid_token', error instanceof TokenError ? error.message : 'The token is invalid');
     }
-    if (!hasPermission(claims.permissions, endpoint.permission)) return refuse(socket, 403, 'authorization_error', 'insufficient_permissions', `This needs the permission ${endpoint.permission}`);
-    if ((this.perUser.get(claims.sub) ?? 0) >= this.maxPerUser) return refuse(socket, 429, 'rate_limit_error', 'rate_limited', `At most ${this.maxPerUser} open streams per caller`);
+    if (!hasPermission(claims.permissions, endpoint.permission))
+      return refuse(socket, 403, 'authorization_error', 'insufficient_permissions', `This needs the permission ${endpoint.permission}`);
+    if ((this.perUser.get(claims.sub) ?? 0) >= this.maxPerUser)
+      return refuse(socket, 429, 'rate_limit_error', 'rate_limited', `At most ${this.maxPerUser} open streams per caller`);
     const match = endpoint.pattern.exec(url.pathname) as RegExpExecArray;
     const params = Object.fromEntries(endpoint.names.map((name, index) => [name, decodeURIComponent(match[index + 1])]));
     const context: SocketContext = { claims, params, url };
@@ -124,7 +128,13 @@ export class SocketGateway {
     } catch (error) {
       const status = Number((error as { status?: number }).status) || 500;
       const known = error as { type?: string; code?: string; message?: string };
-      return refuse(socket, status, known.type ?? 'api_error', known.code ?? 'internal_error', status < 500 ? (known.message ?? 'Refused') : 'An internal error occurred');
+      return refuse(
+        socket,
+        status,
+        known.type ?? 'api_error',
+        known.code ?? 'internal_error',
+        status < 500 ? (known.message ?? 'Refused') : 'An internal error occurred',
+      );
     }
     this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, endpoint, context));
   }

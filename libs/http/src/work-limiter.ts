@@ -23,7 +23,14 @@ export class WorkLimiter {
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.options.concurrency) {
       if (this.waiting.length >= this.options.queue) {
-        throw new ApiError(503, 'api_error', 'service_unavailable', `Too much ${this.options.name} work at once; try again shortly`, { busy: this.options.name }, { 'Retry-After': '1' });
+        throw new ApiError(
+          503,
+          'api_error',
+          'service_unavailable',
+          `Too much ${this.options.name} work at once; try again shortly`,
+          { busy: this.options.name },
+          { 'Retry-After': '1' },
+        );
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else this.running++;

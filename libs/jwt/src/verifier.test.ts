@@ -31,13 +31,30 @@ async function jwksServer() {
 const sign = (signer: { kid: string; privateKey: KeyObject }, claims: Record<string, unknown> = {}) => {
   const now = Math.floor(Date.now() / 1000);
   return jwt.sign(
-    { sub: 'u1', iss: 'https://auth.test', aud: ['svc'], iat: now, nbf: now, exp: now + 60, jti: randomUUID(), scope: 'api', roles: [], permissions: ['a:b'], client_id: 'c', ...claims },
+    {
+      sub: 'u1',
+      iss: 'https://auth.test',
+      aud: ['svc'],
+      iat: now,
+      nbf: now,
+      exp: now + 60,
+      jti: randomUUID(),
+      scope: 'api',
+      roles: [],
+      permissions: ['a:b'],
+      client_id: 'c',
+      ...claims,
+    },
     signer.privateKey,
     { algorithm: 'RS256', keyid: signer.kid },
   );
 };
 
-const reasonOf = (promise: Promise<unknown>) => promise.then(() => 'accepted', (error: unknown) => (error instanceof TokenError ? error.reason : String(error)));
+const reasonOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'accepted',
+    (error: unknown) => (error instanceof TokenError ? error.reason : String(error)),
+  );
 
 describe('TokenVerifier with a JWKS', () => {
   let jwks: Awaited<ReturnType<typeof jwksServer>>;
@@ -76,7 +93,9 @@ describe('TokenVerifier with a JWKS', () => {
 
   it('carries the expiry time on an expired-token error', async () => {
     const exp = Math.floor(Date.now() / 1000) - 30;
-    const error = await verifier().verify(sign(jwks.addKey(), { exp })).catch((e: TokenError) => e);
+    const error = await verifier()
+      .verify(sign(jwks.addKey(), { exp }))
+      .catch((e: TokenError) => e);
     expect(error).toBeInstanceOf(TokenError);
     expect((error as TokenError).expiredAt?.getTime()).toBe(exp * 1000);
   });
@@ -112,7 +131,11 @@ describe('TokenVerifier with a JWKS', () => {
   });
 
   it('says the keys are unavailable when the JWKS cannot be reached', async () => {
-    const v = new TokenVerifier({ keys: new JwksKeyResolver({ jwksUri: 'http://127.0.0.1:1/jwks.json', timeoutMs: 500 }), issuer: 'https://auth.test', audience: 'svc' });
+    const v = new TokenVerifier({
+      keys: new JwksKeyResolver({ jwksUri: 'http://127.0.0.1:1/jwks.json', timeoutMs: 500 }),
+      issuer: 'https://auth.test',
+      audience: 'svc',
+    });
     expect(await reasonOf(v.verify(sign(jwks.addKey())))).toBe('jwks_unavailable');
   });
 });

@@ -35,7 +35,9 @@ export function signedBytes(manifest: unknown): Buffer {
 
 /** `sha256:<hex>` or `sha512:<hex>` of the manifest, for `metadata.identity.checksum`. */
 export function manifestChecksum(manifest: unknown, algorithm: ChecksumAlgorithm = 'sha256'): string {
-  const digest = createHash(algorithm).update(canonicalJson(withoutSignatureAndChecksum(manifest)), 'utf8').digest('hex');
+  const digest = createHash(algorithm)
+    .update(canonicalJson(withoutSignatureAndChecksum(manifest)), 'utf8')
+    .digest('hex');
   return `${algorithm}:${digest}`;
 }
 

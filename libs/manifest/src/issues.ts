@@ -78,20 +78,14 @@ export function fromZodIssue(issue: z.core.$ZodIssue, document: unknown, fromYam
     case 'invalid_type': {
       if (found === undefined) return one('required', `${name} is required (expected ${issue.expected})`);
       const expected = issue.expected === 'record' ? 'object' : issue.expected === 'int' ? 'integer' : issue.expected;
-      const hint =
-        fromYaml && expected === 'string' && (typeof found === 'number' || typeof found === 'boolean')
-          ? ' (in YAML, put the value in quotes)'
-          : '';
+      const hint = fromYaml && expected === 'string' && (typeof found === 'number' || typeof found === 'boolean') ? ' (in YAML, put the value in quotes)' : '';
       return one('type', `${name} must be ${article(expected)} ${expected}; found ${describeValue(found)}${hint}`);
     }
     case 'invalid_value': {
       if (found === undefined) return one('required', `${name} is required (one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`);
       const options = issue.values.map((v) => JSON.stringify(v));
       const suggestion = suggest(found, issue.values);
-      return one(
-        'enum',
-        `${name} must be one of ${options.join(', ')}; found ${describeValue(found)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
-      );
+      return one('enum', `${name} must be one of ${options.join(', ')}; found ${describeValue(found)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`);
     }
     case 'invalid_format':
       return fromFormatIssue(issue, name, found, one);
@@ -143,12 +137,7 @@ function fromFormatIssue(issue: z.core.$ZodIssueInvalidStringFormat, name: strin
   return one('format', `${name} must be a valid ${issue.format}; found ${describeValue(found)}`);
 }
 
-function fromBoundIssue(
-  issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
-  name: string,
-  found: unknown,
-  one: One,
-): ManifestIssue[] {
+function fromBoundIssue(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, name: string, found: unknown, one: One): ManifestIssue[] {
   const big = issue.code === 'too_big';
   const limit = big ? (issue as z.core.$ZodIssueTooBig).maximum : (issue as z.core.$ZodIssueTooSmall).minimum;
   const comparison = big ? 'at most' : 'at least';

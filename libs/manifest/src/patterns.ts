@@ -18,10 +18,7 @@ const N = '(?:0|[1-9][0-9]*)';
  * needs its patch and that patch is >= 4, so `0.3.1` cannot slip in as `0.3` + `.1`.
  */
 export const API_VERSION: NamedPattern = {
-  regex: new RegExp(
-    `^std/v(?:0\\.[45](?:\\.${N})?|0\\.3\\.(?:[4-9]|[1-9][0-9]+)|0\\.2\\.[2-9](?:-dev)?|1)` +
-      `(?:\\.${N})?(?:-[A-Za-z0-9.-]+)?$`,
-  ),
+  regex: new RegExp(`^std/v(?:0\\.[45](?:\\.${N})?|0\\.3\\.(?:[4-9]|[1-9][0-9]+)|0\\.2\\.[2-9](?:-dev)?|1)` + `(?:\\.${N})?(?:-[A-Za-z0-9.-]+)?$`),
   rule: 'pattern',
   expected:
     '"std/v" followed by a supported schema version: 0.4[.N], 0.5[.N], 0.3.N (N >= 4), 0.2.2 to 0.2.9, or 1; ' +
@@ -37,8 +34,7 @@ export const DNS_LABEL: NamedPattern = {
 export const IDENTITY_NAMESPACE: NamedPattern = {
   regex: /^[a-z0-9]([-a-z0-9./]*[a-z0-9])?$/,
   rule: 'pattern',
-  expected:
-    'lowercase letters, digits, hyphens, dots and slashes (DNS-style or path-style), starting and ending with a letter or digit',
+  expected: 'lowercase letters, digits, hyphens, dots and slashes (DNS-style or path-style), starting and ending with a letter or digit',
 };
 
 export const MACHINE_NAME: NamedPattern = {

@@ -44,11 +44,7 @@ export function signManifest<T extends object>(
   const key = typeof privateKey === 'string' || Buffer.isBuffer(privateKey) ? createPrivateKey(privateKey) : (privateKey as KeyObject);
   const bytes = signedBytes(manifest);
   const value =
-    type === 'Ed25519'
-      ? sign(null, bytes, key)
-      : type === 'RSA-PSS'
-        ? sign('sha256', bytes, { key, ...PSS_SIGN })
-        : sign(ecdsaDigest(key), bytes, key);
+    type === 'Ed25519' ? sign(null, bytes, key) : type === 'RSA-PSS' ? sign('sha256', bytes, { key, ...PSS_SIGN }) : sign(ecdsaDigest(key), bytes, key);
   const publicKey = createPublicKey(key).export({ format: 'der', type: 'spki' }).toString('base64');
   const source = manifest as unknown as Json;
   const metadata = isObject(source.metadata) ? source.metadata : {};
@@ -82,7 +78,10 @@ function base64Only(text: string): string {
 const SIGNATURE_PATH = '$.metadata["x-signature"]';
 
 /** Verifies `metadata["x-signature"]`; returns the errors (bad signature, unreadable key) and warnings (unsupported type). */
-export function checkSignature(manifest: Json, signature: { type: string; value: string; publicKey: string }): {
+export function checkSignature(
+  manifest: Json,
+  signature: { type: string; value: string; publicKey: string },
+): {
   errors: ManifestIssue[];
   warnings: ManifestIssue[];
 } {
@@ -145,8 +144,10 @@ function verifySignature(type: VerifiableSignatureType, bytes: Buffer, key: KeyO
     if (type === 'RSA-PSS') return verify('sha256', bytes, { key, ...PSS_VERIFY }, value);
     // ECDSA: DER as node and OpenSSL write it, or IEEE P1363 (r || s) as JOSE and WebCrypto write it.
     const digest = ecdsaDigest(key);
-    return verifyQuietly(() => verify(digest, bytes, { key, dsaEncoding: 'der' }, value)) ||
-      verifyQuietly(() => verify(digest, bytes, { key, dsaEncoding: 'ieee-p1363' }, value));
+    return (
+      verifyQuietly(() => verify(digest, bytes, { key, dsaEncoding: 'der' }, value)) ||
+      verifyQuietly(() => verify(digest, bytes, { key, dsaEncoding: 'ieee-p1363' }, value))
+    );
   } catch {
     return false;
   }

@@ -61,6 +61,12 @@ describe('dead letters', () => {
     const admin = issuer.bearer(['queues:admin']);
     expect((await request(app).get('/api/v1/admin/queues/nope/failed').set('Authorization', admin)).status).toBe(404);
     expect((await request(app).post(`/api/v1/admin/queues/${definition.name}/failed/424242/retry`).set('Authorization', admin)).status).toBe(404);
-    expect((await request(app).get('/api/v1/admin/queues').set('Authorization', issuer.bearer(['queues:read']))).status).toBe(403);
+    expect(
+      (
+        await request(app)
+          .get('/api/v1/admin/queues')
+          .set('Authorization', issuer.bearer(['queues:read']))
+      ).status,
+    ).toBe(403);
   });
 });

@@ -51,7 +51,17 @@ export function deadLetterRoutes(api: ApiRouter, queues: readonly Queue[], permi
       responses: { 200: { description: 'Queues', schema: z.object({ queues: z.array(QueueSummary) }) } },
       handler: async () => ({
         queues: await Promise.all(
-          queues.map(async (queue) => ({ name: queue.name, counts: QueueCounts.parse({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed')) }) })),
+          queues.map(async (queue) => ({
+            name: queue.name,
+            counts: QueueCounts.parse({
+              waiting: 0,
+              active: 0,
+              delayed: 0,
+              failed: 0,
+              completed: 0,
+              ...(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed')),
+            }),
+          })),
         ),
       }),
     })
@@ -63,7 +73,13 @@ export function deadLetterRoutes(api: ApiRouter, queues: readonly Queue[], permi
       access: { permission },
       params: QueueParams,
       query: PageQuery,
-      responses: { 200: { description: 'A page of failed jobs', schema: z.object({ jobs: z.array(FailedJob), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) }, 404: { description: 'No such queue' } },
+      responses: {
+        200: {
+          description: 'A page of failed jobs',
+          schema: z.object({ jobs: z.array(FailedJob), total: z.number().int(), limit: z.number().int(), offset: z.number().int() }),
+        },
+        404: { description: 'No such queue' },
+      },
       handler: async (req) => {
         const queue = find(req.valid.params.queue);
         const { limit, offset } = req.valid.query;
@@ -78,7 +94,11 @@ export function deadLetterRoutes(api: ApiRouter, queues: readonly Queue[], permi
       tags,
       access: { permission },
       params: JobParams,
-      responses: { 202: { description: 'Queued again', schema: z.object({ id: z.string(), queue: z.string(), retried: z.literal(true) }) }, 404: { description: 'No such queue or job' }, 409: { description: 'The job has not failed' } },
+      responses: {
+        202: { description: 'Queued again', schema: z.object({ id: z.string(), queue: z.string(), retried: z.literal(true) }) },
+        404: { description: 'No such queue or job' },
+        409: { description: 'The job has not failed' },
+      },
       handler: async (req) => {
         const queue = find(req.valid.params.queue);
         const job = await queue.getJob(req.valid.params.jobId);

@@ -21,7 +21,6 @@ export const defaultJobOptions: JobsOptions = {
   removeOnFail: false,
 };
 
-
 interface Envelope {
   payload: unknown;
   trace?: Record<string, string>;

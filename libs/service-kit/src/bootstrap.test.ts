@@ -46,18 +46,31 @@ describe('startService', () => {
   beforeAll(() => issuer.start());
   afterAll(() => issuer.stop());
   const start = (definition: ReturnType<typeof pingService>, role: string, extra: Record<string, string> = {}) =>
-    startService(definition, { env: { REDIS_URL: testRedisUrl, SERVICE_ROLE: role, KIT_GREETING: 'hello', ...extra }, verifier: issuer.verifier(), logger, isolated: true });
+    startService(definition, {
+      env: { REDIS_URL: testRedisUrl, SERVICE_ROLE: role, KIT_GREETING: 'hello', ...extra },
+      verifier: issuer.verifier(),
+      logger,
+      isolated: true,
+    });
 
   it('serves the API and runs the queue processors in the default role', async () => {
     const processed: number[] = [];
     const service = await start(pingService(uniqueName('kit-test.jobs'), processed), 'all');
     try {
-      const answer = await request(service.app).post('/api/ping/7').set('Authorization', issuer.bearer(['kit:write']));
+      const answer = await request(service.app)
+        .post('/api/ping/7')
+        .set('Authorization', issuer.bearer(['kit:write']));
       expect(answer.status).toBe(202);
       expect(answer.body).toEqual({ greeting: 'hello', limit: 3, worker: true });
       await eventually(() => processed.includes(7));
       expect((await request(service.app).post('/api/ping/7')).status).toBe(401);
-      expect((await request(service.app).post('/api/ping/7').set('Authorization', issuer.bearer(['kit:read']))).status).toBe(403);
+      expect(
+        (
+          await request(service.app)
+            .post('/api/ping/7')
+            .set('Authorization', issuer.bearer(['kit:read']))
+        ).status,
+      ).toBe(403);
       const health = await request(service.app).get('/health');
       expect(health.body).toMatchObject({ status: 'healthy', version: '9.9.9', dependencies: { cache: 'up' }, role: 'all' });
       expect((await request(service.app).get('/openapi.json')).body.paths['/api/ping/{n}']).toBeDefined();
@@ -75,9 +88,17 @@ describe('startService', () => {
       expect((await request(worker.server).get('/health/live')).status).toBe(200);
       expect((await request(worker.server).get('/health/ready')).status).toBe(200);
       expect((await request(worker.server).get('/metrics')).status).toBe(200);
-      expect((await request(worker.server).post('/api/ping/1').set('Authorization', issuer.bearer(['kit:write']))).status).toBe(404);
+      expect(
+        (
+          await request(worker.server)
+            .post('/api/ping/1')
+            .set('Authorization', issuer.bearer(['kit:write']))
+        ).status,
+      ).toBe(404);
       // The api role queues but does not process; the worker process picks the job up.
-      const queued = await request(api.app).post('/api/ping/42').set('Authorization', issuer.bearer(['kit:write']));
+      const queued = await request(api.app)
+        .post('/api/ping/42')
+        .set('Authorization', issuer.bearer(['kit:write']));
       expect(queued.body.worker).toBe(false);
       await eventually(() => processed.includes(42));
     } finally {
@@ -91,7 +112,11 @@ describe('startService', () => {
   });
 
   it('says Redis is down in one line naming the URL it used', async () => {
-    const error = await startService(pingService(uniqueName('kit-test.jobs'), []), { env: { REDIS_URL: 'redis://127.0.0.1:1/0' }, logger, isolated: true }).catch((e: Error) => e);
+    const error = await startService(pingService(uniqueName('kit-test.jobs'), []), {
+      env: { REDIS_URL: 'redis://127.0.0.1:1/0' },
+      logger,
+      isolated: true,
+    }).catch((e: Error) => e);
     expect(String((error as Error).message)).toMatch(/Redis is not reachable at redis:\/\/127\.0\.0\.1:1\/0\. Start it with: redis-server .* --port 1 /);
   });
 });
@@ -115,13 +140,21 @@ describe('startService with a database', () => {
   });
 
   it('probes Postgres on start, reports it in readiness, and says in one line when it is down', async () => {
-    const up = await startService(rawService, { env: { REDIS_URL: testRedisUrl, DATABASE_URL: testDatabaseUrl, MIGRATE_ON_START: 'false' }, logger, isolated: true });
+    const up = await startService(rawService, {
+      env: { REDIS_URL: testRedisUrl, DATABASE_URL: testDatabaseUrl, MIGRATE_ON_START: 'false' },
+      logger,
+      isolated: true,
+    });
     try {
       expect((await request(up.app).get('/health/ready')).body.dependencies).toEqual({ cache: 'up', database: 'up' });
     } finally {
       await up.stop();
     }
-    const error = await startService(rawService, { env: { REDIS_URL: testRedisUrl, DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/none', MIGRATE_ON_START: 'false' }, logger, isolated: true }).catch((e: Error) => e);
+    const error = await startService(rawService, {
+      env: { REDIS_URL: testRedisUrl, DATABASE_URL: 'postgresql://postgres:secret@127.0.0.1:1/none', MIGRATE_ON_START: 'false' },
+      logger,
+      isolated: true,
+    }).catch((e: Error) => e);
     expect((error as Error).name).toBe('DependencyUnavailableError');
     expect((error as Error).message).toBe('PostgreSQL is not reachable at postgresql://postgres:***@127.0.0.1:1/none');
   });

@@ -1,5 +1,15 @@
 import { baseEnvShape, env, environmentWithRole, loadConfig, serviceDatabaseUrl, type BaseConfig } from '@platform/config';
-import { closeRedis, createRedis, DependencyUnavailableError, migrateDatabase, postgresCheck, prismaAdapter, redactedUrl, redisCheck, waitForRedis } from '@platform/data';
+import {
+  closeRedis,
+  createRedis,
+  DependencyUnavailableError,
+  migrateDatabase,
+  postgresCheck,
+  prismaAdapter,
+  redactedUrl,
+  redisCheck,
+  waitForRedis,
+} from '@platform/data';
 import { createServiceApp, unavailableDependency, type ApiRouter, type HealthCheck, type HealthOptions } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
 import { createWorker, TypedQueue, type QueueDefinition, type WorkerOptions } from '@platform/queues';
@@ -83,7 +93,9 @@ export interface ServiceDefinition<S extends z.ZodRawShape, D, P extends Service
 export type ConfigOf<T> = T extends ServiceDefinition<infer S, unknown, ServiceParts> ? Readonly<z.output<z.ZodObject<typeof baseEnvShape & S>>> : never;
 
 /** Declares a service; `runService` starts it, `startService` starts it in a test. */
-export function defineService<S extends z.ZodRawShape, D = undefined, P extends ServiceParts = ServiceParts>(definition: ServiceDefinition<S, D, P>): ServiceDefinition<S, D, P> {
+export function defineService<S extends z.ZodRawShape, D = undefined, P extends ServiceParts = ServiceParts>(
+  definition: ServiceDefinition<S, D, P>,
+): ServiceDefinition<S, D, P> {
   return definition;
 }
 
@@ -133,7 +145,11 @@ export async function startService<S extends z.ZodRawShape, D, P extends Service
       const databaseUrl = serviceDatabaseUrl(definition.name, config.DATABASE_URL, source);
       if (config.MIGRATE_ON_START) {
         const key = `${definition.name} ${databaseUrl}`;
-        if (!migrations.has(key)) migrations.set(key, migrateDatabase(definition.name, databaseUrl).catch((error) => (migrations.delete(key), Promise.reject(error))));
+        if (!migrations.has(key))
+          migrations.set(
+            key,
+            migrateDatabase(definition.name, databaseUrl).catch((error) => (migrations.delete(key), Promise.reject(error))),
+          );
         await migrations.get(key);
       }
       const client = definition.database(
@@ -222,8 +238,5 @@ export async function startService<S extends z.ZodRawShape, D, P extends Service
 
 /** A service's `main.ts`: start it, stop it gracefully on SIGTERM/SIGINT, or exit with one line. */
 export function runService<S extends z.ZodRawShape, D, P extends ServiceParts>(definition: ServiceDefinition<S, D, P>): void {
-  startService(definition).then(
-    (service) => stopOnSignals(service, service.infra.logger),
-    exitOnStartupFailure(definition.name),
-  );
+  startService(definition).then((service) => stopOnSignals(service, service.infra.logger), exitOnStartupFailure(definition.name));
 }

@@ -17,7 +17,10 @@ export interface RunningService {
 }
 
 /** Listens, and on SIGTERM/SIGINT stops intake, then closes each closer in order. */
-export async function listen(app: Express, options: { port: number; host?: string; logger: Logger; closers?: Closer[]; onServer?: (server: Server) => void }): Promise<RunningService> {
+export async function listen(
+  app: Express,
+  options: { port: number; host?: string; logger: Logger; closers?: Closer[]; onServer?: (server: Server) => void },
+): Promise<RunningService> {
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(options.port, options.host ?? '0.0.0.0', () => resolve(s));
     s.once('error', reject);

@@ -17,7 +17,8 @@ export function startTelemetry(serviceName: string): void {
   // The tracing service takes a static ingestion key. OTEL_EXPORTER_OTLP_HEADERS (read by the
   // exporter itself) may carry it; TRACING_INGEST_KEY is the shorter way `npm run up` and the chart use.
   const ingestKey = process.env.TRACING_INGEST_KEY;
-  const headers = ingestKey && !/(^|,)\s*(x-api-key|authorization)\s*=/i.test(process.env.OTEL_EXPORTER_OTLP_HEADERS ?? '') ? { 'x-api-key': ingestKey } : undefined;
+  const headers =
+    ingestKey && !/(^|,)\s*(x-api-key|authorization)\s*=/i.test(process.env.OTEL_EXPORTER_OTLP_HEADERS ?? '') ? { 'x-api-key': ingestKey } : undefined;
   try {
     sdk = new NodeSDK({
       serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,

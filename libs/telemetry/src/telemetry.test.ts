@@ -24,7 +24,12 @@ describe('telemetry', () => {
       // A real process, as a service runs it (the exporter does not run inside jest's sandbox).
       await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/export-one-span.ts')], {
         cwd: root,
-        env: { ...process.env, OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`, TRACING_INGEST_KEY: 'fixture-key' },
+        env: {
+          ...process.env,
+          OTEL_SDK_DISABLED: 'false',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+          TRACING_INGEST_KEY: 'fixture-key',
+        },
         timeout: 30_000,
       });
       expect(received.filter((request) => request.url === '/v1/traces' && request.bytes > 0)).toHaveLength(1);

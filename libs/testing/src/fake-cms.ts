@@ -71,7 +71,8 @@ export class FakeCms {
       const form = new URLSearchParams(raw);
       const users = this.options.users ?? {};
       if (form.get('grant_type') !== 'password' || !form.get('client_id')) return this.send(res, 400, { error: 'invalid_request' }, 'application/json');
-      if (users[form.get('username') ?? ''] === undefined || users[form.get('username') ?? ''] !== form.get('password')) return this.send(res, 400, { error: 'invalid_grant', error_description: 'The user credentials were incorrect.' }, 'application/json');
+      if (users[form.get('username') ?? ''] === undefined || users[form.get('username') ?? ''] !== form.get('password'))
+        return this.send(res, 400, { error: 'invalid_grant', error_description: 'The user credentials were incorrect.' }, 'application/json');
       const token = `user-${randomUUID()}`;
       this.tokens.add(token);
       return this.send(res, 200, { token_type: 'Bearer', expires_in: 300, access_token: token }, 'application/json');
@@ -83,20 +84,29 @@ export class FakeCms {
     if (!token || !this.tokens.has(token)) return this.send(res, 401, { errors: [{ status: '401', title: 'Unauthorized' }] });
     if (this.failWith) return this.send(res, this.failWith, { errors: [{ status: String(this.failWith), title: 'Failure' }] });
     const [, bundle, id] = match;
-    const view = (node: FakeCmsNode & { bundle: string }) => ({ type: node.type, id: node.id, attributes: node.attributes, links: { self: { href: `${this.url}/jsonapi/node/${bundle}/${node.id}` } } });
+    const view = (node: FakeCmsNode & { bundle: string }) => ({
+      type: node.type,
+      id: node.id,
+      attributes: node.attributes,
+      links: { self: { href: `${this.url}/jsonapi/node/${bundle}/${node.id}` } },
+    });
 
     if (!id && req.method === 'GET') {
       const filter = url.searchParams.get('filter[drupal_internal__nid]');
-      const all = [...this.nodes.values()].filter((node) => node.bundle === bundle && (filter === null || String(node.attributes.drupal_internal__nid) === filter));
+      const all = [...this.nodes.values()].filter(
+        (node) => node.bundle === bundle && (filter === null || String(node.attributes.drupal_internal__nid) === filter),
+      );
       const size = this.options.pageSize ?? 50;
       const offset = Number(url.searchParams.get('page[offset]') ?? 0);
       const page = all.slice(offset, offset + size);
-      const links = offset + size < all.length ? { next: { href: `${this.url}/jsonapi/node/${bundle}?page[offset]=${offset + size}&page[limit]=${size}` } } : {};
+      const links =
+        offset + size < all.length ? { next: { href: `${this.url}/jsonapi/node/${bundle}?page[offset]=${offset + size}&page[limit]=${size}` } } : {};
       return this.send(res, 200, { data: page.map(view), links });
     }
     if (!id && req.method === 'POST') {
       const data = (body as { data?: { type?: string; attributes?: Record<string, unknown> } })?.data;
-      if (!data || data.type !== `node--${bundle}` || typeof data.attributes !== 'object') return this.send(res, 422, { errors: [{ status: '422', title: 'Unprocessable Entity', detail: `data.type must be node--${bundle}` }] });
+      if (!data || data.type !== `node--${bundle}` || typeof data.attributes !== 'object')
+        return this.send(res, 422, { errors: [{ status: '422', title: 'Unprocessable Entity', detail: `data.type must be node--${bundle}` }] });
       const node = { bundle, type: `node--${bundle}`, id: randomUUID(), attributes: { ...data.attributes, drupal_internal__nid: this.nextNid++ } };
       this.nodes.set(node.id, node);
       return this.send(res, 201, { data: view(node) });
@@ -106,7 +116,8 @@ export class FakeCms {
     if (req.method === 'GET') return this.send(res, 200, { data: view(node) });
     if (req.method === 'PATCH') {
       const data = (body as { data?: { id?: string; attributes?: Record<string, unknown> } })?.data;
-      if (!data || data.id !== node.id) return this.send(res, 422, { errors: [{ status: '422', title: 'Unprocessable Entity', detail: 'data.id must match' }] });
+      if (!data || data.id !== node.id)
+        return this.send(res, 422, { errors: [{ status: '422', title: 'Unprocessable Entity', detail: 'data.id must match' }] });
       Object.assign(node.attributes, data.attributes ?? {});
       return this.send(res, 200, { data: view(node) });
     }

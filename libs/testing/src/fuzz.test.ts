@@ -34,7 +34,13 @@ describe('fuzzOpenApi', () => {
           return { results: [] };
         },
       });
-    return createServiceApp({ name: 'fuzz-test', logger: createLogger('fuzz-test', '0', 'silent'), openapi: { title: 'Fuzz', version: '1' }, health: { checks: {} }, routers: [{ basePath: '/api', router: api }] });
+    return createServiceApp({
+      name: 'fuzz-test',
+      logger: createLogger('fuzz-test', '0', 'silent'),
+      openapi: { title: 'Fuzz', version: '1' },
+      health: { checks: {} },
+      routers: [{ basePath: '/api', router: api }],
+    });
   };
 
   it('finds nothing wrong with routes that validate their input', async () => {

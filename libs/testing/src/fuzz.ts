@@ -105,7 +105,15 @@ export async function fuzzOpenApi(app: App, options: FuzzOptions): Promise<FuzzF
   const skip = new Set((options.skip ?? []).map((entry) => entry.toLowerCase()));
   const timeout = options.timeoutMs ?? 10_000;
 
-  const send = async (method: string, path: string, label: string, url: string, body?: string | Buffer, headers: Record<string, string> = {}, authorized = true) => {
+  const send = async (
+    method: string,
+    path: string,
+    label: string,
+    url: string,
+    body?: string | Buffer,
+    headers: Record<string, string> = {},
+    authorized = true,
+  ) => {
     let test = request(app)[method as 'get'](url).timeout(timeout);
     if (authorized) test = test.set('Authorization', options.authorization);
     for (const [name, value] of Object.entries(headers)) test = test.set(name, value);
@@ -128,7 +136,9 @@ export async function fuzzOpenApi(app: App, options: FuzzOptions): Promise<FuzzF
       if (operation['x-websocket'] || skip.has(`${method} ${template}`.toLowerCase())) continue;
       const params = operation.parameters ?? [];
       const fill = (override?: [string, string]) =>
-        template.replace(/\{([^}]+)\}/g, (_match, name: string) => (override?.[0] === name ? override[1] : encodeURIComponent(looksLikeValue(params.find((p) => p.name === name)?.schema))));
+        template.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+          override?.[0] === name ? override[1] : encodeURIComponent(looksLikeValue(params.find((p) => p.name === name)?.schema)),
+        );
       const validPath = fill();
       await send(method, template, 'no credentials', validPath, undefined, {}, false);
       await send(method, template, 'forged token', validPath, undefined, { Authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' }, false);
@@ -136,7 +146,8 @@ export async function fuzzOpenApi(app: App, options: FuzzOptions): Promise<FuzzF
         for (const [label, value] of Object.entries(BAD_PATH_VALUES)) await send(method, template, `path ${param.name}: ${label}`, fill([param.name, value]));
       }
       for (const param of params.filter((p) => p.in === 'query')) {
-        for (const [label, value] of Object.entries(BAD_QUERY_VALUES)) await send(method, template, `query ${param.name}: ${label}`, `${validPath}?${param.name}=${value}`);
+        for (const [label, value] of Object.entries(BAD_QUERY_VALUES))
+          await send(method, template, `query ${param.name}: ${label}`, `${validPath}?${param.name}=${value}`);
         await send(method, template, `query ${param.name}: object`, `${validPath}?${param.name}[a]=1&${param.name}[b][c]=2`);
         await send(method, template, `query ${param.name}: repeated`, `${validPath}?${param.name}=1&${param.name}=2`);
       }
@@ -152,7 +163,12 @@ export async function fuzzOpenApi(app: App, options: FuzzOptions): Promise<FuzzF
 function inErrorShape(text: string): boolean {
   try {
     const body = JSON.parse(text) as { error?: { type?: unknown; code?: unknown; message?: unknown }; requestId?: unknown };
-    return typeof body.error?.type === 'string' && typeof body.error.code === 'string' && typeof body.error.message === 'string' && typeof body.requestId === 'string';
+    return (
+      typeof body.error?.type === 'string' &&
+      typeof body.error.code === 'string' &&
+      typeof body.error.message === 'string' &&
+      typeof body.requestId === 'string'
+    );
   } catch {
     return false;
   }

@@ -44,7 +44,13 @@ describe('startTestService', () => {
     try {
       expect((await request(worker.url).get('/health/live')).status).toBe(200);
       expect((await request(worker.url).get('/health/ready')).status).toBe(200);
-      expect((await request(worker.url).get('/api/v1/whoami').set('Authorization', worker.user(['things:read']).auth)).status).toBe(404);
+      expect(
+        (
+          await request(worker.url)
+            .get('/api/v1/whoami')
+            .set('Authorization', worker.user(['things:read']).auth)
+        ).status,
+      ).toBe(404);
     } finally {
       await worker.stop();
     }

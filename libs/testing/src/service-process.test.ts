@@ -9,7 +9,10 @@ describe('spawnService', () => {
   afterAll(() => issuer.stop());
 
   it('runs a service as its own process on a free port, and stops it gracefully', async () => {
-    const echo = await spawnService('echo-fixture', { entry, env: { AUTH_URL: new URL(issuer.jwksUri).origin, AUTH_ISSUER: issuer.issuer, ECHO_GREETING: 'hi there' } });
+    const echo = await spawnService('echo-fixture', {
+      entry,
+      env: { AUTH_URL: new URL(issuer.jwksUri).origin, AUTH_ISSUER: issuer.issuer, ECHO_GREETING: 'hi there' },
+    });
     try {
       expect((await fetch(`${echo.url}/health/ready`)).status).toBe(200);
       const greeting = await fetch(`${echo.url}/api/greeting`, { headers: { Authorization: issuer.bearer(['echo:read']) } });
@@ -28,6 +31,8 @@ describe('spawnService', () => {
   }, 60_000);
 
   it('rejects with the last log lines when the service cannot start', async () => {
-    await expect(spawnService('echo-fixture', { entry, env: { REDIS_URL: 'redis://127.0.0.1:1' } })).rejects.toThrow(/echo-fixture exited .* before it listened[\s\S]*Redis is not reachable/);
+    await expect(spawnService('echo-fixture', { entry, env: { REDIS_URL: 'redis://127.0.0.1:1' } })).rejects.toThrow(
+      /echo-fixture exited .* before it listened[\s\S]*Redis is not reachable/,
+    );
   }, 60_000);
 });

@@ -48,7 +48,11 @@ export async function spawnService(name: string, options: SpawnServiceOptions = 
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', options.entry ?? path.join(ROOT, 'apps', name, 'src/main.ts'), ...(options.args ?? [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', options.entry ?? path.join(ROOT, 'apps', name, 'src/main.ts'), ...(options.args ?? [])], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: string[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {

@@ -30,10 +30,18 @@ async function main(): Promise<void> {
       responses: { 200: { description: 'Echoed', schema: z.object({ active: z.boolean(), name: z.string() }) } },
       handler: (req) => ({ active: true, name: req.valid.body.name }),
     });
-    app = createServiceApp({ name: 'bench', logger: createLogger('bench', '0', 'info'), openapi: { title: 'Bench', version: '0' }, health: { checks: {} }, routers: [{ basePath: '/api', router: api }] });
+    app = createServiceApp({
+      name: 'bench',
+      logger: createLogger('bench', '0', 'info'),
+      openapi: { title: 'Bench', version: '0' },
+      health: { checks: {} },
+      routers: [{ basePath: '/api', router: api }],
+    });
   }
   app.listen(Number(port), '127.0.0.1', () => process.send?.({ authorization: issuer.bearer(['bench:read']) }));
 }
 
-process.on('message', (m) => { if (m === 'exit') process.exit(0); });
+process.on('message', (m) => {
+  if (m === 'exit') process.exit(0);
+});
 void main();

@@ -7,7 +7,23 @@ import { ROOT, bold, cyan, dim, red, yellow } from './workspace.mjs';
 
 const LEVELS = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO ', 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
 const PALETTE = ['36', '35', '33', '32', '34', '96', '95', '93', '92', '94'];
-const OMIT = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'service', 'version', 'req', 'res', 'responseTime', 'reqId', 'requestId', 'traceId', 'spanId', 'traceFlags']);
+const OMIT = new Set([
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'msg',
+  'service',
+  'version',
+  'req',
+  'res',
+  'responseTime',
+  'reqId',
+  'requestId',
+  'traceId',
+  'spanId',
+  'traceFlags',
+]);
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 
 /** A pino JSON line as `12:00:01 INFO  message key=value`; anything else unchanged. */
@@ -24,7 +40,8 @@ export function formatLine(line) {
   const level = LEVELS[entry.level] ?? String(entry.level).toUpperCase().padEnd(5);
   const paintLevel = entry.level >= 50 ? red : entry.level >= 40 ? yellow : (text) => text;
   let message = entry.msg ?? '';
-  if (entry.req && entry.res) message = `${entry.req.method} ${entry.req.url} → ${entry.res.statusCode} ${Math.round(entry.responseTime ?? 0)} ms${message && !/^request (completed|errored)$/.test(message) ? ` ${message}` : ''}`;
+  if (entry.req && entry.res)
+    message = `${entry.req.method} ${entry.req.url} → ${entry.res.statusCode} ${Math.round(entry.responseTime ?? 0)} ms${message && !/^request (completed|errored)$/.test(message) ? ` ${message}` : ''}`;
   const rest = Object.entries(entry)
     .filter(([key]) => !OMIT.has(key))
     .map(([key, value]) => {
@@ -109,16 +126,35 @@ export function stopOnSignals(services, onStopped) {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => {
       if (stopping) {
-        for (const service of services) if (!service.exit) try { process.kill(-service.child.pid, 'SIGKILL'); } catch { /* gone */ }
+        for (const service of services)
+          if (!service.exit)
+            try {
+              process.kill(-service.child.pid, 'SIGKILL');
+            } catch {
+              /* gone */
+            }
         process.exit(130);
       }
       stopping = true;
-      console.log(`\n${cyan('›')} Stopping ${services.filter((s) => !s.exit).map((s) => bold(s.app.name)).join(', ') || 'nothing'} …`);
+      console.log(
+        `\n${cyan('›')} Stopping ${
+          services
+            .filter((s) => !s.exit)
+            .map((s) => bold(s.app.name))
+            .join(', ') || 'nothing'
+        } …`,
+      );
       stopAll(services).then(() => onStopped(signal));
     });
   }
   // The parent going away for any other reason must not leave services behind.
   process.on('exit', () => {
-    for (const service of services) if (!service.exit) try { process.kill(-service.child.pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const service of services)
+      if (!service.exit)
+        try {
+          process.kill(-service.child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
   });
 }

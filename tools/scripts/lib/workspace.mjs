@@ -110,7 +110,8 @@ export async function ensureInstalled({ force = false } = {}) {
   info('npm ci refused the lockfile (it lacks optional binaries of other platforms); installing its locked versions with npm install');
   const code = await run('npm', ['install'], { env });
   if (code !== 0) fail(`npm install failed (exit ${code}); see its output above. The npm registry must be reachable.`);
-  if (!readFileSync(lockPath).equals(before)) console.error(`${yellow('!')} npm install rewrote package-lock.json: review \`git diff package-lock.json\` before committing it.`);
+  if (!readFileSync(lockPath).equals(before))
+    console.error(`${yellow('!')} npm install rewrote package-lock.json: review \`git diff package-lock.json\` before committing it.`);
 }
 
 /** Like run(), and also keeps stderr for the caller to read. */
@@ -250,9 +251,13 @@ export function prismaClientStale(app) {
 /** Generates the app's Prisma client (offline: the schema engine runs as WebAssembly). */
 export async function prismaGenerate(app) {
   if (!prismaClientStale(app)) return;
-  const { code, output } = await capture(process.execPath, [path.join(ROOT, 'node_modules/prisma/build/index.js'), 'generate', '--config', `prisma/${app.name}/prisma.config.ts`], {
-    env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
-  });
+  const { code, output } = await capture(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/prisma/build/index.js'), 'generate', '--config', `prisma/${app.name}/prisma.config.ts`],
+    {
+      env: { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
+    },
+  );
   if (code !== 0) fail(`${app.name}: prisma generate failed:\n${output.trim()}`);
 }
 

@@ -21,7 +21,10 @@ export class ApiKeysRepository {
   }
 
   async page(page: { limit: number; offset: number }): Promise<{ keys: ApiKeyRow[]; total: number }> {
-    const [keys, total] = await Promise.all([this.db.apiKey.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }), this.db.apiKey.count()]);
+    const [keys, total] = await Promise.all([
+      this.db.apiKey.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }),
+      this.db.apiKey.count(),
+    ]);
     return { keys, total };
   }
 

@@ -21,9 +21,20 @@ export class ApiKeys {
     const prefix = randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').slice(0, 12);
     const secret = randomBytes(32).toString('base64url');
     const key = await this.keys.create({
-      prefix, secretHash: sha256(secret), service: input.service, permissions: input.permissions, createdBy, expiresAt: input.expiresAt ? new Date(input.expiresAt) : null, rotatedFrom: rotatedFrom ?? null,
+      prefix,
+      secretHash: sha256(secret),
+      service: input.service,
+      permissions: input.permissions,
+      createdBy,
+      expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+      rotatedFrom: rotatedFrom ?? null,
     });
-    await this.audit.record({ eventType: rotatedFrom ? 'api_key_rotated' : 'api_key_issued', userId: createdBy, ...origin, metadata: { apiKeyId: key.id, service: key.service, rotatedFrom } });
+    await this.audit.record({
+      eventType: rotatedFrom ? 'api_key_rotated' : 'api_key_issued',
+      userId: createdBy,
+      ...origin,
+      metadata: { apiKeyId: key.id, service: key.service, rotatedFrom },
+    });
     return { ...describe(key), key: `ap_${prefix}_${secret}` };
   }
 
@@ -36,9 +47,17 @@ export class ApiKeys {
   async rotate(id: string, gracePeriodSeconds: number, actor: string, origin: AuditOrigin) {
     const old = await this.keys.findById(id);
     if (!old || old.revokedAt) throw notFound('No active API key with this id');
-    const replacement = await this.issue({ service: old.service, permissions: old.permissions, expiresAt: old.expiresAt?.toISOString() }, actor, origin, old.id);
+    const replacement = await this.issue(
+      { service: old.service, permissions: old.permissions, expiresAt: old.expiresAt?.toISOString() },
+      actor,
+      origin,
+      old.id,
+    );
     const cutoff = new Date(Date.now() + gracePeriodSeconds * 1000);
-    await this.keys.setEnd(id, gracePeriodSeconds === 0 ? { revokedAt: cutoff } : { expiresAt: old.expiresAt && old.expiresAt < cutoff ? old.expiresAt : cutoff });
+    await this.keys.setEnd(
+      id,
+      gracePeriodSeconds === 0 ? { revokedAt: cutoff } : { expiresAt: old.expiresAt && old.expiresAt < cutoff ? old.expiresAt : cutoff },
+    );
     return replacement;
   }
 

@@ -45,7 +45,10 @@ export class AccountLockout {
 
   async reserve(username: string): Promise<Reservation> {
     const { threshold, windowSeconds, baseSeconds, maxSeconds } = this.options;
-    const [allowed, lockMs] = (await this.redis.eval(RESERVE, 3, ...this.keys(username), threshold, windowSeconds, baseSeconds, maxSeconds)) as [number, number];
+    const [allowed, lockMs] = (await this.redis.eval(RESERVE, 3, ...this.keys(username), threshold, windowSeconds, baseSeconds, maxSeconds)) as [
+      number,
+      number,
+    ];
     return allowed === 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(lockMs / 1000)) };
   }
 

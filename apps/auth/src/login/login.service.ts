@@ -30,14 +30,26 @@ export class Login {
     const user = await this.users.findByUsername(input.username);
     const genuine = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
     if (!user || !user.passwordHash || !genuine || user.disabled) {
-      await this.audit.record({ eventType: 'login_failure', userId: user?.id ?? null, clientId: input.client_id, ...origin, metadata: { username: input.username } });
+      await this.audit.record({
+        eventType: 'login_failure',
+        userId: user?.id ?? null,
+        clientId: input.client_id,
+        ...origin,
+        metadata: { username: input.username },
+      });
       throw invalidCredentials();
     }
     await this.lockout.reset(input.username);
     const tokens = await this.refreshTokens.issue(user, { clientId: input.client_id, scope: PASSWORD_SCOPE });
     await this.users.markLoggedIn(user.id);
     await this.audit.record({ eventType: 'login_success', userId: user.id, clientId: input.client_id, ...origin, metadata: { method: 'password' } });
-    return { access_token: tokens.accessToken, refresh_token: tokens.refreshToken, token_type: 'Bearer' as const, expires_in: tokens.expiresIn, scope: tokens.scope };
+    return {
+      access_token: tokens.accessToken,
+      refresh_token: tokens.refreshToken,
+      token_type: 'Bearer' as const,
+      expires_in: tokens.expiresIn,
+      scope: tokens.scope,
+    };
   }
 
   async withApiKey(input: { api_key: string; client_id: string }, origin: AuditOrigin) {
@@ -46,8 +58,20 @@ export class Login {
       await this.audit.record({ eventType: 'api_key_login_failure', clientId: input.client_id, ...origin });
       throw new ApiError(401, 'authentication_error', 'invalid_credentials', 'Invalid API key');
     }
-    const access = this.accessTokens.issue({ sub: `service:${key.service}`, roles: ['service'], permissions: key.permissions, scope: 'api', clientId: input.client_id });
-    await this.audit.record({ eventType: 'api_key_login_success', userId: `service:${key.service}`, clientId: input.client_id, ...origin, metadata: { apiKeyId: key.id } });
+    const access = this.accessTokens.issue({
+      sub: `service:${key.service}`,
+      roles: ['service'],
+      permissions: key.permissions,
+      scope: 'api',
+      clientId: input.client_id,
+    });
+    await this.audit.record({
+      eventType: 'api_key_login_success',
+      userId: `service:${key.service}`,
+      clientId: input.client_id,
+      ...origin,
+      metadata: { apiKeyId: key.id },
+    });
     return { access_token: access.token, token_type: 'Bearer' as const, expires_in: access.expiresIn, service: key.service, permissions: key.permissions };
   }
 }

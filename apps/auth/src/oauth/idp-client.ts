@@ -56,7 +56,11 @@ export class IdpClient {
     if (status >= 400 || typeof result.access_token !== 'string') {
       const code = result.error === 'access_denied' ? 'access_denied' : 'invalid_grant';
       if (status >= 500) throw upstreamError(`The identity provider failed (${status})`);
-      throw oauthError(code === 'access_denied' ? 403 : 400, code, `The identity provider refused the grant: ${String(result.error_description ?? result.error ?? status)}`);
+      throw oauthError(
+        code === 'access_denied' ? 403 : 400,
+        code,
+        `The identity provider refused the grant: ${String(result.error_description ?? result.error ?? status)}`,
+      );
     }
     return result as unknown as IdpTokens;
   }

@@ -60,19 +60,34 @@ export class OAuthFlow {
 
   /** Records the request and returns the identity provider's authorization URL. */
   async authorize(input: AuthorizeInput, origin: AuditOrigin): Promise<string> {
-    if (input.code_challenge_method !== 'S256') throw badRequest('Only the S256 code challenge method is accepted', { code_challenge_method: input.code_challenge_method });
+    if (input.code_challenge_method !== 'S256')
+      throw badRequest('Only the S256 code challenge method is accepted', { code_challenge_method: input.code_challenge_method });
     const provider = await this.provider(input.provider);
     const redirectUri = input.redirect_uri ?? provider.callbackUrl;
     if (!this.redirectAllowed(provider, redirectUri)) throw oauthError(400, 'redirect_uri_mismatch', 'The redirect URI is not registered');
     const state = input.state ?? randomBytes(32).toString('base64url');
     const scope = input.scope ?? provider.scopes.join(' ');
     const recorded = await this.store.createAuthorization({
-      state, provider: provider.name, clientId: input.client_id ?? DEFAULT_CLIENT_ID, redirectUri, codeChallenge: input.code_challenge, scope, expiresAt: new Date(Date.now() + this.config.AUTH_OAUTH_STATE_TTL * 1000),
+      state,
+      provider: provider.name,
+      clientId: input.client_id ?? DEFAULT_CLIENT_ID,
+      redirectUri,
+      codeChallenge: input.code_challenge,
+      scope,
+      expiresAt: new Date(Date.now() + this.config.AUTH_OAUTH_STATE_TTL * 1000),
     });
     if (!recorded) throw badRequest('The state or code challenge was already used; make new ones for every request');
     await this.audit.record({ eventType: 'oauth_authorize', clientId: input.client_id ?? DEFAULT_CLIENT_ID, ...origin, metadata: { provider: provider.name } });
     const url = new URL(provider.authorizationUrl);
-    const params = { client_id: provider.clientId, redirect_uri: redirectUri, response_type: 'code', scope, state, code_challenge: input.code_challenge, code_challenge_method: 'S256' };
+    const params = {
+      client_id: provider.clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope,
+      state,
+      code_challenge: input.code_challenge,
+      code_challenge_method: 'S256',
+    };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     return url.toString();
   }
@@ -85,12 +100,16 @@ export class OAuthFlow {
       return error;
     };
     if (!pending) throw await fail('pkce_mismatch', oauthError(400, 'invalid_grant', 'The code verifier does not match any authorization request'));
-    if (input.state !== undefined && input.state !== pending.state) throw await fail('state_mismatch', oauthError(400, 'invalid_grant', 'The state does not match the authorization request'));
+    if (input.state !== undefined && input.state !== pending.state)
+      throw await fail('state_mismatch', oauthError(400, 'invalid_grant', 'The state does not match the authorization request'));
     if (pending.consumedAt) throw await fail('code_replayed', oauthError(400, 'invalid_grant', 'This authorization was already used'));
     if (pending.expiresAt <= new Date()) throw await fail('expired', oauthError(400, 'invalid_grant', 'The authorization request has expired'));
-    if (input.redirect_uri !== pending.redirectUri) throw await fail('redirect_uri_mismatch', oauthError(400, 'redirect_uri_mismatch', 'The redirect URI differs from the authorization request'));
-    if (input.client_id !== pending.clientId) throw await fail('client_mismatch', oauthError(400, 'invalid_grant', 'The client differs from the authorization request'));
-    if (!(await this.store.consumeAuthorization(pending.state))) throw await fail('code_replayed', oauthError(400, 'invalid_grant', 'This authorization was already used'));
+    if (input.redirect_uri !== pending.redirectUri)
+      throw await fail('redirect_uri_mismatch', oauthError(400, 'redirect_uri_mismatch', 'The redirect URI differs from the authorization request'));
+    if (input.client_id !== pending.clientId)
+      throw await fail('client_mismatch', oauthError(400, 'invalid_grant', 'The client differs from the authorization request'));
+    if (!(await this.store.consumeAuthorization(pending.state)))
+      throw await fail('code_replayed', oauthError(400, 'invalid_grant', 'This authorization was already used'));
 
     const provider = await this.provider(pending.provider);
     const idpTokens = await this.idp
@@ -104,7 +123,13 @@ export class OAuthFlow {
     const user = await this.upsertUser(provider.name, identity, access);
     await this.storeIdpTokens(user.id, provider.name, idpTokens);
     const tokens = await this.refreshTokens.issue(user, { clientId: input.client_id, scope: idpTokens.scope ?? pending.scope, provider: provider.name });
-    await this.audit.record({ eventType: 'oauth_login_success', userId: user.id, clientId: input.client_id, ...origin, metadata: { provider: provider.name, groups: identity.groups.map((group) => group.path) } });
+    await this.audit.record({
+      eventType: 'oauth_login_success',
+      userId: user.id,
+      clientId: input.client_id,
+      ...origin,
+      metadata: { provider: provider.name, groups: identity.groups.map((group) => group.path) },
+    });
     return {
       access_token: tokens.accessToken,
       refresh_token: tokens.refreshToken,
@@ -146,7 +171,10 @@ export class OAuthFlow {
     const stored = await this.store.idpToken(session.userId, provider.name);
     if (!stored?.refreshTokenEncrypted) throw invalidGrant('No identity-provider refresh token is stored for this session');
     const renewed = await this.idp.token(provider, { grant_type: 'refresh_token', refresh_token: this.box.open(stored.refreshTokenEncrypted) });
-    await this.storeIdpTokens(session.userId, provider.name, { ...renewed, refresh_token: renewed.refresh_token ?? this.box.open(stored.refreshTokenEncrypted) });
+    await this.storeIdpTokens(session.userId, provider.name, {
+      ...renewed,
+      refresh_token: renewed.refresh_token ?? this.box.open(stored.refreshTokenEncrypted),
+    });
     const tokens = await this.refreshTokens.rotate(input.refresh_token, origin);
     await this.audit.record({ eventType: 'oauth_token_refreshed', userId: session.userId, ...origin, metadata: { provider: provider.name } });
     return {
@@ -159,7 +187,15 @@ export class OAuthFlow {
   }
 
   private async upsertUser(provider: string, identity: IdpIdentity, access: { roles: string[]; permissions: string[]; groups: unknown }) {
-    const profile = { email: identity.email, name: identity.name, avatarUrl: identity.avatarUrl, roles: access.roles, permissions: access.permissions, idpGroups: access.groups as object, lastLoginAt: new Date() };
+    const profile = {
+      email: identity.email,
+      name: identity.name,
+      avatarUrl: identity.avatarUrl,
+      roles: access.roles,
+      permissions: access.permissions,
+      idpGroups: access.groups as object,
+      lastLoginAt: new Date(),
+    };
     return this.store.upsertIdpUser(provider, identity.subject, identity.username, profile);
   }
 

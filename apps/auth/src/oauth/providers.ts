@@ -62,7 +62,20 @@ export class OAuthProviders {
     };
   }
 
-  async configure(name: string, input: { authorizationURL: string; tokenURL: string; userInfoURL: string; groupsURL?: string; clientID: string; clientSecret: string; callbackURL: string; scopes?: string[] }, actor: string) {
+  async configure(
+    name: string,
+    input: {
+      authorizationURL: string;
+      tokenURL: string;
+      userInfoURL: string;
+      groupsURL?: string;
+      clientID: string;
+      clientSecret: string;
+      callbackURL: string;
+      scopes?: string[];
+    },
+    actor: string,
+  ) {
     if (this.config.NODE_ENV === 'production') {
       const endpoints = [input.authorizationURL, input.tokenURL, input.userInfoURL, ...(input.groupsURL ? [input.groupsURL] : [])];
       if (endpoints.some((url) => !url.startsWith('https://'))) throw badRequest('Identity-provider endpoints must use https in production');

@@ -13,5 +13,12 @@ export function isAllowedRedirectUri(uri: string, allowList: readonly string[], 
   } catch {
     return false;
   }
-  return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1') && !url.username && !url.password && !url.hash && uri.startsWith(`http://${url.host}/`);
+  return (
+    url.protocol === 'http:' &&
+    (url.hostname === 'localhost' || url.hostname === '127.0.0.1') &&
+    !url.username &&
+    !url.password &&
+    !url.hash &&
+    uri.startsWith(`http://${url.host}/`)
+  );
 }

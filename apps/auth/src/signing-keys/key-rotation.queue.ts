@@ -18,7 +18,10 @@ export function rotationJob(keys: KeyRing, audit: AuditLog) {
     await keys.load();
     const rotated = await keys.rotateIfDue();
     if (rotated) {
-      await audit.record({ eventType: 'signing_key_rotated', metadata: { kid: rotated.kid, activatesAt: rotated.activatesAt.toISOString(), trigger: 'schedule' } });
+      await audit.record({
+        eventType: 'signing_key_rotated',
+        metadata: { kid: rotated.kid, activatesAt: rotated.activatesAt.toISOString(), trigger: 'schedule' },
+      });
     }
     return rotated?.kid ?? null;
   };

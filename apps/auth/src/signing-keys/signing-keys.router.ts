@@ -24,7 +24,12 @@ export function signingKeysAdminRouter(verifier: TokenVerifier, keys: KeyRing, a
       responses: { 202: { description: 'The new key', schema: auth.SigningKeyInfo }, 409: { description: 'A rotation is pending or the JWKS is full' } },
       handler: async (req) => {
         const rotated = await keys.rotate();
-        await audit.record({ eventType: 'signing_key_rotated', userId: req.auth!.sub, ...originOf(req), metadata: { kid: rotated.kid, activatesAt: rotated.activatesAt.toISOString(), trigger: 'admin' } });
+        await audit.record({
+          eventType: 'signing_key_rotated',
+          userId: req.auth!.sub,
+          ...originOf(req),
+          metadata: { kid: rotated.kid, activatesAt: rotated.activatesAt.toISOString(), trigger: 'admin' },
+        });
         return keys.describe().find((key) => key.kid === rotated.kid);
       },
     });

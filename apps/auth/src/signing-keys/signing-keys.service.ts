@@ -33,7 +33,9 @@ export interface KeyRingOptions {
 
 /** RFC 7638 thumbprint: a `kid` that names the key material itself. */
 function thumbprint(jwk: { e: string; kty: string; n: string }): string {
-  return createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+    .digest('base64url');
 }
 
 /**

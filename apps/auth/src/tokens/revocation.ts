@@ -24,7 +24,13 @@ export class Revocation {
       const claims = await this.verifier.verify(token).catch(() => undefined);
       if (claims && mayRevoke(claims.sub)) {
         await publishRevocation(this.redis, claims.jti, claims.exp);
-        await this.audit.record({ eventType: 'token_revoked', userId: claims.sub, clientId: claims.client_id, ...origin, metadata: { jti: claims.jti, tokenType: 'access_token', by: caller.sub } });
+        await this.audit.record({
+          eventType: 'token_revoked',
+          userId: claims.sub,
+          clientId: claims.client_id,
+          ...origin,
+          metadata: { jti: claims.jti, tokenType: 'access_token', by: caller.sub },
+        });
         return { revoked: true, jti: claims.jti, revokedAt };
       }
       return { revoked: true, jti: null, revokedAt };
@@ -32,7 +38,12 @@ export class Revocation {
     const refresh = await this.refreshTokens.findByToken(token);
     if (refresh && mayRevoke(refresh.userId)) {
       await this.refreshTokens.revokeFamily(refresh.familyId);
-      await this.audit.record({ eventType: 'token_revoked', userId: refresh.userId, ...origin, metadata: { familyId: refresh.familyId, tokenType: 'refresh_token', by: caller.sub } });
+      await this.audit.record({
+        eventType: 'token_revoked',
+        userId: refresh.userId,
+        ...origin,
+        metadata: { familyId: refresh.familyId, tokenType: 'refresh_token', by: caller.sub },
+      });
     }
     return { revoked: true, jti: null, revokedAt };
   }

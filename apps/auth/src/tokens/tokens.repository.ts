@@ -77,7 +77,10 @@ export class TokensRepository implements RefreshTokenSink {
   /** Revokes the family's tokens; returns the access tokens issued with them that have not expired. */
   async revokeFamily(familyId: string, now: Date): Promise<Array<{ accessJti: string; accessExp: number }>> {
     await this.db.refreshToken.updateMany({ where: { familyId, revokedAt: null }, data: { revokedAt: now } });
-    return this.db.refreshToken.findMany({ where: { familyId, accessExp: { gt: Math.floor(now.getTime() / 1000) } }, select: { accessJti: true, accessExp: true } });
+    return this.db.refreshToken.findMany({
+      where: { familyId, accessExp: { gt: Math.floor(now.getTime() / 1000) } },
+      select: { accessJti: true, accessExp: true },
+    });
   }
 
   findByHash(tokenHash: string) {

@@ -35,7 +35,11 @@ export function tokensRouter({ verifier, login, refreshTokens, revocation, redis
       access: 'public',
       before: [limits.login],
       body: auth.LoginRequest,
-      responses: { 200: { description: 'Tokens', schema: auth.TokenResponse }, 401: { description: 'Invalid credentials' }, 429: { description: 'Rate limited or account locked' } },
+      responses: {
+        200: { description: 'Tokens', schema: auth.TokenResponse },
+        401: { description: 'Invalid credentials' },
+        429: { description: 'Rate limited or account locked' },
+      },
       handler: (req) => login.withPassword(req.valid.body, originOf(req)),
     })
     .route({
@@ -57,7 +61,10 @@ export function tokensRouter({ verifier, login, refreshTokens, revocation, redis
       access: 'public',
       before: [limits.refresh],
       body: auth.RefreshRequest,
-      responses: { 200: { description: 'New tokens', schema: auth.RefreshResponse }, 401: { description: 'invalid_grant: unknown, expired, revoked or reused' } },
+      responses: {
+        200: { description: 'New tokens', schema: auth.RefreshResponse },
+        401: { description: 'invalid_grant: unknown, expired, revoked or reused' },
+      },
       handler: async (req) => {
         const tokens = await refreshTokens.rotate(req.valid.body.refresh_token, originOf(req));
         return { access_token: tokens.accessToken, refresh_token: tokens.refreshToken, token_type: 'Bearer' as const, expires_in: tokens.expiresIn };

@@ -96,15 +96,32 @@ export class RefreshTokens {
     });
 
     if (outcome.kind === 'rotated') {
-      await this.audit.record({ eventType: 'token_refreshed', userId: outcome.row.userId, clientId: outcome.row.clientId, ...origin, metadata: { familyId: outcome.row.familyId, withinGraceWindow: outcome.graced } });
+      await this.audit.record({
+        eventType: 'token_refreshed',
+        userId: outcome.row.userId,
+        clientId: outcome.row.clientId,
+        ...origin,
+        metadata: { familyId: outcome.row.familyId, withinGraceWindow: outcome.graced },
+      });
       return { ...outcome.tokens, userId: outcome.row.userId, provider: outcome.row.provider };
     }
     if (outcome.kind === 'reused') {
       await this.revokeFamily(outcome.row.familyId);
-      await this.audit.record({ eventType: 'refresh_token_reuse_detected', userId: outcome.row.userId, clientId: outcome.row.clientId, ...origin, metadata: { familyId: outcome.row.familyId } });
+      await this.audit.record({
+        eventType: 'refresh_token_reuse_detected',
+        userId: outcome.row.userId,
+        clientId: outcome.row.clientId,
+        ...origin,
+        metadata: { familyId: outcome.row.familyId },
+      });
       throw invalidGrant('The refresh token was already used; the session has been revoked');
     }
-    await this.audit.record({ eventType: 'refresh_failure', userId: outcome.kind === 'unknown' ? null : outcome.row.userId, ...origin, metadata: { reason: outcome.kind } });
+    await this.audit.record({
+      eventType: 'refresh_failure',
+      userId: outcome.kind === 'unknown' ? null : outcome.row.userId,
+      ...origin,
+      metadata: { reason: outcome.kind },
+    });
     throw invalidGrant(outcome.kind === 'expired' ? 'The refresh token has expired' : 'The refresh token is not valid');
   }
 

@@ -28,7 +28,10 @@ export class UsersRepository {
   }
 
   async page(page: { limit: number; offset: number }): Promise<{ users: UserRow[]; total: number }> {
-    const [users, total] = await Promise.all([this.db.user.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }), this.db.user.count()]);
+    const [users, total] = await Promise.all([
+      this.db.user.findMany({ orderBy: { createdAt: 'asc' }, take: page.limit, skip: page.offset }),
+      this.db.user.count(),
+    ]);
     return { users, total };
   }
 

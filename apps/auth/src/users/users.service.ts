@@ -19,12 +19,12 @@ export class Users {
     const existing = await this.findByUsername(input.username);
     if (existing) throw conflict(`The username ${input.username} is taken`);
     const user = await this.users.create({
-        username: input.username,
-        passwordHash: await hashPassword(input.password),
-        email: input.email ?? null,
-        name: input.name ?? null,
-        roles: input.roles,
-        permissions: input.permissions,
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+      email: input.email ?? null,
+      name: input.name ?? null,
+      roles: input.roles,
+      permissions: input.permissions,
     });
     await this.audit.record({ eventType: 'user_created', userId: user.id, metadata: { createdBy: createdBy ?? 'bootstrap', roles: user.roles } });
     return user;

@@ -9,7 +9,10 @@ export class TestIdentityProvider {
   constructor(readonly redirectUri: string) {}
 
   async start(): Promise<this> {
-    this.child = spawn(process.execPath, [path.join(__dirname, 'oidc-provider.mjs')], { env: { ...process.env, REDIRECT_URI: this.redirectUri }, stdio: ['ignore', 'pipe', 'ignore'] });
+    this.child = spawn(process.execPath, [path.join(__dirname, 'oidc-provider.mjs')], {
+      env: { ...process.env, REDIRECT_URI: this.redirectUri },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     this.issuer = await new Promise<string>((resolve, reject) => {
       this.child!.once('exit', (code) => reject(new Error(`identity provider exited with ${code}`)));
       this.child!.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString().split('\n')[0]!).issuer));

@@ -44,10 +44,19 @@ export class ApiKeyExchange {
       return answer.access_token;
     } catch (error) {
       this.cache.delete(hash);
-      if (error instanceof UpstreamError && error.upstreamStatus !== undefined && error.upstreamStatus >= 400 && error.upstreamStatus < 500 && error.upstreamStatus !== 429) {
+      if (
+        error instanceof UpstreamError &&
+        error.upstreamStatus !== undefined &&
+        error.upstreamStatus >= 400 &&
+        error.upstreamStatus < 500 &&
+        error.upstreamStatus !== 429
+      ) {
         throw unauthorized('The API key is not valid', { reason: 'invalid_api_key' }, 'invalid_api_key');
       }
-      throw serviceUnavailable('auth is unavailable: the API key could not be exchanged', { service: 'auth', reason: error instanceof UpstreamError ? error.reason : 'network' });
+      throw serviceUnavailable('auth is unavailable: the API key could not be exchanged', {
+        service: 'auth',
+        reason: error instanceof UpstreamError ? error.reason : 'network',
+      });
     }
   }
 }

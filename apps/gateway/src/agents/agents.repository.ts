@@ -9,7 +9,15 @@ const withSteps = { steps: { orderBy: [{ startedAt: 'asc' as const }, { position
 export class AgentsRepository {
   constructor(private readonly db: Db) {}
 
-  create(data: { namespace: string; name: string; version: string; ownerSub: string; manifest: object; deployment: object; endpoint?: string }): Promise<AgentRow> {
+  create(data: {
+    namespace: string;
+    name: string;
+    version: string;
+    ownerSub: string;
+    manifest: object;
+    deployment: object;
+    endpoint?: string;
+  }): Promise<AgentRow> {
     return this.db.agent.create({ data: { ...data, status: 'creating' }, include: withSteps });
   }
 
@@ -30,7 +38,10 @@ export class AgentsRepository {
     return { items, total };
   }
 
-  update(id: string, data: { status?: string; refs?: object; error?: string | null; manifest?: object; deployment?: object; version?: string; endpoint?: string | null }) {
+  update(
+    id: string,
+    data: { status?: string; refs?: object; error?: string | null; manifest?: object; deployment?: object; version?: string; endpoint?: string | null },
+  ) {
     return this.db.agent.update({ where: { id }, data, include: withSteps });
   }
 
@@ -57,7 +68,14 @@ export class AgentsRepository {
     return rows[0];
   }
 
-  async createExecution(data: { id?: string; agentId: string; callerSub: string; messageId: string; input: object; traceId?: string }): Promise<{ id: string }> {
+  async createExecution(data: {
+    id?: string;
+    agentId: string;
+    callerSub: string;
+    messageId: string;
+    input: object;
+    traceId?: string;
+  }): Promise<{ id: string }> {
     const id = data.id ?? randomUUID();
     await this.db.$executeRaw`INSERT INTO "Execution" ("id", "agentId", "callerSub", "messageId", "status", "input", "traceId")
       VALUES (${id}, ${data.agentId}, ${data.callerSub}, ${data.messageId}, 'sent', ${JSON.stringify(data.input)}::jsonb, ${data.traceId ?? null})`;
@@ -71,7 +89,8 @@ export class AgentsRepository {
   /** Records an execution's end once: a late or repeated reply changes nothing. */
   async finishExecution(id: string, status: string, data: { output?: unknown; error?: string }): Promise<boolean> {
     const output = data.output === undefined ? null : JSON.stringify(data.output);
-    const count = await this.db.$executeRaw`UPDATE "Execution" SET "status" = ${status}, "output" = ${output}::jsonb, "error" = ${data.error ?? null}, "finishedAt" = now()
+    const count = await this.db
+      .$executeRaw`UPDATE "Execution" SET "status" = ${status}, "output" = ${output}::jsonb, "error" = ${data.error ?? null}, "finishedAt" = now()
       WHERE "id" = ${id} AND "status" = 'sent'`;
     return count === 1;
   }

@@ -25,7 +25,13 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService): void {
       tags,
       access: write,
       body: gateway.CreateAgentBody,
-      responses: { 201: { description: 'Created; `steps` reports each step', schema: gateway.GatewayAgent }, 400: { description: 'Invalid manifest or body', schema: ErrorBody }, 409: { description: 'The agent exists', schema: ErrorBody }, ...failures, ...upstream },
+      responses: {
+        201: { description: 'Created; `steps` reports each step', schema: gateway.GatewayAgent },
+        400: { description: 'Invalid manifest or body', schema: ErrorBody },
+        409: { description: 'The agent exists', schema: ErrorBody },
+        ...failures,
+        ...upstream,
+      },
       handler: (req) => agents.create(caller(req), req.valid.body),
     })
     .route({
@@ -56,7 +62,14 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService): void {
       access: write,
       params: gateway.AgentParams,
       body: gateway.UpdateAgentBody,
-      responses: { 200: { description: 'Updated', schema: gateway.GatewayAgent }, 400: { description: 'Invalid body', schema: ErrorBody }, 404: { description: 'No such agent', schema: ErrorBody }, 409: { description: 'Not active, or same version', schema: ErrorBody }, ...failures, ...upstream },
+      responses: {
+        200: { description: 'Updated', schema: gateway.GatewayAgent },
+        400: { description: 'Invalid body', schema: ErrorBody },
+        404: { description: 'No such agent', schema: ErrorBody },
+        409: { description: 'Not active, or same version', schema: ErrorBody },
+        ...failures,
+        ...upstream,
+      },
       handler: (req) => agents.update(caller(req), req.valid.params.agentId, req.valid.body),
     })
     .route({

@@ -35,7 +35,15 @@ export interface AgentDependencies {
 
 type StepName = z.infer<typeof gateway.SagaStepName>;
 type Operation = 'create' | 'update' | 'delete';
-type Refs = { masterId?: string; meshId?: string; tracingProject?: string; tracingTraceId?: string; registryVersion?: string; registryCreated?: boolean; deployment?: Record<string, unknown> };
+type Refs = {
+  masterId?: string;
+  meshId?: string;
+  tracingProject?: string;
+  tracingTraceId?: string;
+  registryVersion?: string;
+  registryCreated?: boolean;
+  deployment?: Record<string, unknown>;
+};
 
 interface Step {
   name: StepName;
@@ -86,9 +94,16 @@ export class AgentsService {
 
   private facts(manifest: Record<string, unknown>): ManifestFacts {
     const result = validateManifest(manifest);
-    if (!result.valid) throw badRequest('The manifest is invalid', { issues: result.errors.map((issue) => ({ ...issue, path: `body.manifest${issue.path.replace(/^\$/, '')}` })), warnings: result.warnings });
+    if (!result.valid)
+      throw badRequest('The manifest is invalid', {
+        issues: result.errors.map((issue) => ({ ...issue, path: `body.manifest${issue.path.replace(/^\$/, '')}` })),
+        warnings: result.warnings,
+      });
     const metadata = manifest.metadata as { name: string; namespace?: string; version?: string; description?: string };
-    if (!metadata.version) throw badRequest('The manifest needs metadata.version', { issues: [{ path: 'body.manifest.metadata.version', message: 'required to publish', code: 'required' }] });
+    if (!metadata.version)
+      throw badRequest('The manifest needs metadata.version', {
+        issues: [{ path: 'body.manifest.metadata.version', message: 'required to publish', code: 'required' }],
+      });
     const security = manifest.security as { capabilities?: { required?: string[]; optional?: string[] } } | undefined;
     return {
       namespace: metadata.namespace ?? 'default',
@@ -100,7 +115,12 @@ export class AgentsService {
     };
   }
 
-  private target(row: { id: string }, facts: ManifestFacts, manifest: Record<string, unknown>, deployment: z.infer<typeof gateway.DeploymentRequest>): DeployTarget {
+  private target(
+    row: { id: string },
+    facts: ManifestFacts,
+    manifest: Record<string, unknown>,
+    deployment: z.infer<typeof gateway.DeploymentRequest>,
+  ): DeployTarget {
     return {
       id: row.id,
       namespace: facts.namespace,
@@ -148,14 +168,23 @@ export class AgentsService {
     const facts = this.facts(body.manifest);
     const deployment = body.deployment;
     if (this.deps.deployer.kind === 'kubernetes' && !(deployment.image ?? facts.image ?? this.deps.defaultImage)) {
-      throw badRequest('The Kubernetes deployer needs an image: deployment.image or the manifest runtime.image', { issues: [{ path: 'body.deployment.image', message: 'required', code: 'required' }] });
+      throw badRequest('The Kubernetes deployer needs an image: deployment.image or the manifest runtime.image', {
+        issues: [{ path: 'body.deployment.image', message: 'required', code: 'required' }],
+      });
     }
     const existing = await this.repository.findByName(facts.namespace, facts.name);
     if (existing && existing.status !== 'failed') throw conflict(`The agent ${facts.namespace}/${facts.name} exists`, { id: existing.id });
     if (existing) await this.repository.delete(existing.id);
     let row: AgentRow;
     try {
-      row = await this.repository.create({ namespace: facts.namespace, name: facts.name, version: facts.version, ownerSub: caller.sub, manifest: body.manifest, deployment: { deployer: this.deps.deployer.kind, ...deployment } });
+      row = await this.repository.create({
+        namespace: facts.namespace,
+        name: facts.name,
+        version: facts.version,
+        ownerSub: caller.sub,
+        manifest: body.manifest,
+        deployment: { deployer: this.deps.deployer.kind, ...deployment },
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`The agent ${facts.namespace}/${facts.name} exists`);
       throw error;
@@ -196,7 +225,14 @@ export class AgentsService {
           name: 'mesh',
           run: async () => {
             const registered = await this.deps.mesh.register(
-              { id: row.id, name: facts.name, namespace: facts.namespace, capabilities: facts.capabilities, endpoint, metadata: { version: facts.version, gateway: true } },
+              {
+                id: row.id,
+                name: facts.name,
+                namespace: facts.namespace,
+                capabilities: facts.capabilities,
+                endpoint,
+                metadata: { version: facts.version, gateway: true },
+              },
               service,
             );
             refs.meshId = registered.id;
@@ -207,7 +243,11 @@ export class AgentsService {
         {
           name: 'tracing',
           run: async () => {
-            const project = await this.deps.tracing.createProject(`agent-${facts.namespace}-${facts.name}`, { 'agent.id': row.id, 'agent.version': facts.version }, service);
+            const project = await this.deps.tracing.createProject(
+              `agent-${facts.namespace}-${facts.name}`,
+              { 'agent.id': row.id, 'agent.version': facts.version },
+              service,
+            );
             refs.tracingProject = project.project;
             refs.tracingTraceId = project.traceId;
             return project;
@@ -235,7 +275,8 @@ export class AgentsService {
   private async owned(caller: Caller, id: string): Promise<AgentRow> {
     const row = await this.repository.find(id);
     if (!row) throw notFound(`No agent ${id}`);
-    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'agents:admin')) throw forbidden('Only the agent owner or agents:admin may change it', { reason: 'not_owner' });
+    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'agents:admin'))
+      throw forbidden('Only the agent owner or agents:admin may change it', { reason: 'not_owner' });
     return row;
   }
 
@@ -260,7 +301,10 @@ export class AgentsService {
     const deployment = { ...oldDeployment, ...body.deployment };
     const facts = this.facts(manifest);
     const oldFacts = this.facts(oldManifest);
-    if (facts.namespace !== row.namespace || facts.name !== row.name) throw badRequest('metadata.namespace and metadata.name cannot change', { issues: [{ path: 'body.manifest.metadata.name', message: 'must stay the same', code: 'immutable' }] });
+    if (facts.namespace !== row.namespace || facts.name !== row.name)
+      throw badRequest('metadata.namespace and metadata.name cannot change', {
+        issues: [{ path: 'body.manifest.metadata.name', message: 'must stay the same', code: 'immutable' }],
+      });
     const manifestChanged = body.manifest !== undefined && JSON.stringify(body.manifest) !== JSON.stringify(oldManifest);
     if (manifestChanged && facts.version === row.version) throw conflict('A changed manifest needs a new metadata.version', { version: row.version });
     const refs = { ...(row.refs as Refs) };
@@ -277,7 +321,9 @@ export class AgentsService {
       [
         {
           name: 'registry',
-          run: manifestChanged ? async () => ({ version: (await this.deps.registry.publishVersion(facts.namespace, facts.name, manifest, user)).version.version }) : skip,
+          run: manifestChanged
+            ? async () => ({ version: (await this.deps.registry.publishVersion(facts.namespace, facts.name, manifest, user)).version.version })
+            : skip,
           undo: () => this.deps.registry.unpublishVersion(facts.namespace, facts.name, facts.version, user),
         },
         {
@@ -288,11 +334,30 @@ export class AgentsService {
         {
           name: 'mesh',
           run: async () => ({
-            id: (await this.deps.mesh.register({ id: row.id, name: facts.name, namespace: facts.namespace, capabilities: facts.capabilities, endpoint, metadata: { version: facts.version, gateway: true } }, service)).id,
+            id: (
+              await this.deps.mesh.register(
+                {
+                  id: row.id,
+                  name: facts.name,
+                  namespace: facts.namespace,
+                  capabilities: facts.capabilities,
+                  endpoint,
+                  metadata: { version: facts.version, gateway: true },
+                },
+                service,
+              )
+            ).id,
           }),
           undo: () =>
             this.deps.mesh.register(
-              { id: row.id, name: oldFacts.name, namespace: oldFacts.namespace, capabilities: oldFacts.capabilities, endpoint: row.endpoint ?? undefined, metadata: { version: oldFacts.version, gateway: true } },
+              {
+                id: row.id,
+                name: oldFacts.name,
+                namespace: oldFacts.namespace,
+                capabilities: oldFacts.capabilities,
+                endpoint: row.endpoint ?? undefined,
+                metadata: { version: oldFacts.version, gateway: true },
+              },
               service,
             ),
         },
@@ -305,7 +370,9 @@ export class AgentsService {
       ],
       () => this.repository.update(row.id, { status: 'active', error: 'the last update failed; completed steps were undone' }),
     );
-    return agentView(await this.repository.update(row.id, { status: 'active', manifest, deployment, version: facts.version, refs, endpoint: endpoint ?? null, error: null }));
+    return agentView(
+      await this.repository.update(row.id, { status: 'active', manifest, deployment, version: facts.version, refs, endpoint: endpoint ?? null, error: null }),
+    );
   }
 
   async remove(caller: Caller, id: string): Promise<void> {
@@ -327,10 +394,21 @@ export class AgentsService {
       'delete',
       [
         { name: 'deployer', run: async () => (await this.deps.deployer.remove(target), { removed: true }) },
-        { name: 'mesh', run: () => (refs.meshId ? this.deps.mesh.deregister(refs.meshId, service).then(() => ({ deregistered: refs.meshId }), gone) : Promise.resolve(undefined)) },
+        {
+          name: 'mesh',
+          run: () =>
+            refs.meshId ? this.deps.mesh.deregister(refs.meshId, service).then(() => ({ deregistered: refs.meshId }), gone) : Promise.resolve(undefined),
+        },
         { name: 'tracing', run: async () => ({ kept: refs.tracingProject ?? null }) },
-        { name: 'master', run: () => (refs.masterId ? this.deps.master.deleteAgent(refs.masterId, user).then(() => ({ deleted: refs.masterId }), gone) : Promise.resolve(undefined)) },
-        { name: 'registry', run: () => this.deps.registry.deleteAgent(facts.namespace, facts.name, user).then(() => ({ deleted: `${facts.namespace}/${facts.name}` }), gone) },
+        {
+          name: 'master',
+          run: () =>
+            refs.masterId ? this.deps.master.deleteAgent(refs.masterId, user).then(() => ({ deleted: refs.masterId }), gone) : Promise.resolve(undefined),
+        },
+        {
+          name: 'registry',
+          run: () => this.deps.registry.deleteAgent(facts.namespace, facts.name, user).then(() => ({ deleted: `${facts.namespace}/${facts.name}` }), gone),
+        },
       ],
       () => this.repository.update(row.id, { status: 'deleting', error: 'deletion stopped; DELETE again to finish it' }),
     );
@@ -350,14 +428,27 @@ export class AgentsService {
     // Listening before sending: the reply may come back before the send returns.
     const waiter = this.deps.replies.waitFor(executionId, timeoutMs);
     const { service } = await this.tokens(caller);
-    const recorded = this.repository.createExecution({ id: executionId, agentId: row.id, callerSub: caller.sub, messageId, input: { input: body.input ?? null }, traceId });
+    const recorded = this.repository.createExecution({
+      id: executionId,
+      agentId: row.id,
+      callerSub: caller.sub,
+      messageId,
+      input: { input: body.input ?? null },
+      traceId,
+    });
     const sent = this.deps.mesh.send(
       {
         to: (row.refs as Refs).meshId ?? row.id,
         message_id: messageId,
         from: 'gateway',
         ttl_ms: Math.max(1000, timeoutMs),
-        payload: { type: 'task', execution_id: executionId, input: body.input, reply_to: this.deps.replies.replyUrl('execution', executionId, timeoutMs + 60_000), trace_id: traceId ?? null },
+        payload: {
+          type: 'task',
+          execution_id: executionId,
+          input: body.input,
+          reply_to: this.deps.replies.replyUrl('execution', executionId, timeoutMs + 60_000),
+          trace_id: traceId ?? null,
+        },
       },
       service,
     );
@@ -365,17 +456,30 @@ export class AgentsService {
       await Promise.all([recorded, sent]);
     } catch (error) {
       waiter.cancel();
-      if (await recorded.then(() => true, () => false)) await this.repository.finishExecution(executionId, 'failed', { error: (error as Error).message });
+      if (
+        await recorded.then(
+          () => true,
+          () => false,
+        )
+      )
+        await this.repository.finishExecution(executionId, 'failed', { error: (error as Error).message });
       throw error;
     }
     const reply = await waiter.reply;
     if (!reply) {
       await this.repository.finishExecution(executionId, 'timeout', { error: `no reply within ${timeoutMs} ms` });
-      throw new ApiError(504, 'api_error', 'upstream_timeout', `The agent did not answer within ${timeoutMs} ms`, { service: 'agent', agentId: row.id, executionId });
+      throw new ApiError(504, 'api_error', 'upstream_timeout', `The agent did not answer within ${timeoutMs} ms`, {
+        service: 'agent',
+        agentId: row.id,
+        executionId,
+      });
     }
     // The answer does not wait for the record of it.
     void this.repository
-      .finishExecution(executionId, reply.error ? 'failed' : 'completed', { output: reply.output === undefined ? undefined : { output: reply.output }, error: reply.error })
+      .finishExecution(executionId, reply.error ? 'failed' : 'completed', {
+        output: reply.output === undefined ? undefined : { output: reply.output },
+        error: reply.error,
+      })
       .catch((error: unknown) => this.deps.onError?.(error, 'recording an execution reply'));
     return {
       executionId,

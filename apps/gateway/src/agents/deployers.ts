@@ -42,7 +42,10 @@ export class NoneDeployer implements Deployer {
 
 /** A DNS-1123 label of at most 63 characters, unique per agent namespace and name. */
 export function workloadName(namespace: string, name: string): string {
-  const full = `${namespace}-${name}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const full = `${namespace}-${name}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (full.length <= 63) return full;
   const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
   return `${full.slice(0, 54).replace(/-+$/, '')}-${hash}`;
@@ -57,7 +60,11 @@ const labelValue = (value: string) =>
 interface SecurityPosture {
   tier?: string;
   capabilities?: { required?: string[]; optional?: string[] };
-  sandboxing?: { required?: boolean; type?: string; resource_limits?: { max_memory_mb?: number; max_cpu_cores?: number; max_execution_seconds?: number; max_disk_mb?: number } };
+  sandboxing?: {
+    required?: boolean;
+    type?: string;
+    resource_limits?: { max_memory_mb?: number; max_cpu_cores?: number; max_execution_seconds?: number; max_disk_mb?: number };
+  };
 }
 
 /** The Deployment and Service of an agent, from its manifest's runtime and security limits. */
@@ -92,7 +99,12 @@ export function kubernetesObjects(target: DeployTarget, namespace: string): { de
   const deployment: V1Deployment = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace, labels, annotations: { 'agent-platform/agent-id': target.id, ...(security.tier && { 'agent-platform/tier': security.tier }) } },
+    metadata: {
+      name,
+      namespace,
+      labels,
+      annotations: { 'agent-platform/agent-id': target.id, ...(security.tier && { 'agent-platform/tier': security.tier }) },
+    },
     spec: {
       replicas: target.replicas,
       selector: { matchLabels: selector },
@@ -144,7 +156,13 @@ export class KubernetesDeployer implements Deployer {
   private readonly http: ServiceClient;
 
   constructor(private readonly options: KubernetesOptions) {
-    this.http = new ServiceClient({ service: 'kubernetes', baseUrl: options.apiUrl, timeoutMs: options.timeoutMs ?? 10_000, token: options.token, transport: fetchTransport });
+    this.http = new ServiceClient({
+      service: 'kubernetes',
+      baseUrl: options.apiUrl,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      token: options.token,
+      transport: fetchTransport,
+    });
   }
 
   endpointFor(target: DeployTarget): string {
@@ -156,16 +174,24 @@ export class KubernetesDeployer implements Deployer {
     const ns = encodeURIComponent(this.options.namespace);
     await this.upsert(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment);
     await this.upsert(`/api/v1/namespaces/${ns}/services`, service);
-    return { deployer: 'kubernetes', namespace: this.options.namespace, deployment: deployment.metadata!.name, service: service.metadata!.name, image: deployment.spec!.template.spec!.containers[0].image };
+    return {
+      deployer: 'kubernetes',
+      namespace: this.options.namespace,
+      deployment: deployment.metadata!.name,
+      service: service.metadata!.name,
+      image: deployment.spec!.template.spec!.containers[0].image,
+    };
   }
 
   async remove(target: DeployTarget): Promise<void> {
     const ns = encodeURIComponent(this.options.namespace);
     const name = workloadName(target.namespace, target.name);
     for (const path of [`/apis/apps/v1/namespaces/${ns}/deployments/${name}`, `/api/v1/namespaces/${ns}/services/${name}`]) {
-      await this.http.request('DELETE', path, { idempotent: true, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' } }).catch((error: unknown) => {
-        if (!(error instanceof UpstreamError && error.upstreamStatus === 404)) throw error;
-      });
+      await this.http
+        .request('DELETE', path, { idempotent: true, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' } })
+        .catch((error: unknown) => {
+          if (!(error instanceof UpstreamError && error.upstreamStatus === 404)) throw error;
+        });
     }
   }
 
@@ -176,10 +202,14 @@ export class KubernetesDeployer implements Deployer {
     } catch (error) {
       if (!(error instanceof UpstreamError && error.upstreamStatus === 409)) throw error;
       const path = `${collection}/${object.metadata!.name}`;
-      const current = (await this.http.request('GET', path)) as { metadata?: { resourceVersion?: string }; spec?: { clusterIP?: string; clusterIPs?: string[] } };
+      const current = (await this.http.request('GET', path)) as {
+        metadata?: { resourceVersion?: string };
+        spec?: { clusterIP?: string; clusterIPs?: string[] };
+      };
       const replacement = structuredClone(object) as V1Service;
       replacement.metadata!.resourceVersion = current.metadata?.resourceVersion;
-      if (object.kind === 'Service' && replacement.spec) Object.assign(replacement.spec, { clusterIP: current.spec?.clusterIP, clusterIPs: current.spec?.clusterIPs });
+      if (object.kind === 'Service' && replacement.spec)
+        Object.assign(replacement.spec, { clusterIP: current.spec?.clusterIP, clusterIPs: current.spec?.clusterIPs });
       await this.http.request('PUT', path, { body: replacement, idempotent: true });
     }
   }

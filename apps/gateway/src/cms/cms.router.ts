@@ -63,7 +63,11 @@ export function cmsRoutes(api: ApiRouter, cms: CmsService): void {
       tags,
       access: write,
       body: gateway.CreateSiteBody,
-      responses: { 202: { description: 'Queued; follow links.self for progress', schema: gateway.SiteJob }, 400: { description: 'Invalid body', schema: ErrorBody }, ...common },
+      responses: {
+        202: { description: 'Queued; follow links.self for progress', schema: gateway.SiteJob },
+        400: { description: 'Invalid body', schema: ErrorBody },
+        ...common,
+      },
       handler: (req) => cms.createSite(caller(req), req.valid.body),
     })
     .route({

@@ -11,7 +11,12 @@ import type { SitePage, SitesRepository } from './sites.repository';
 type SiteRow = NonNullable<Awaited<ReturnType<SitesRepository['find']>>>;
 const USERS = '/jsonapi/user/user';
 const item = (resource: JsonApiResource) => ({ id: resource.id, type: resource.type, attributes: resource.attributes });
-const page = <T>(items: T[], query: { limit: number; offset: number }) => ({ items: items.slice(query.offset, query.offset + query.limit), total: items.length, limit: query.limit, offset: query.offset });
+const page = <T>(items: T[], query: { limit: number; offset: number }) => ({
+  items: items.slice(query.offset, query.offset + query.limit),
+  total: items.length,
+  limit: query.limit,
+  offset: query.offset,
+});
 
 /**
  * Content, users and sites in the CMS through the platform's JSON:API client (Drupal's shape).
@@ -32,7 +37,12 @@ export class CmsService {
   }
 
   async createContent(body: z.infer<typeof gateway.CmsContentBody>) {
-    const fields = { ...body.fields, title: body.title, status: body.status === 'published', ...(body.body && { body: { value: body.body, format: 'basic_html' } }) };
+    const fields = {
+      ...body.fields,
+      title: body.title,
+      status: body.status === 'published',
+      ...(body.body && { body: { value: body.body, format: 'basic_html' } }),
+    };
     return item(await this.client().createNode(body.type, fields));
   }
 
@@ -42,7 +52,14 @@ export class CmsService {
   }
 
   async createUser(body: z.infer<typeof gateway.CmsUserBody>) {
-    return item(await this.client().create(USERS, 'user--user', { name: body.name, mail: body.mail, status: body.status, ...(body.roles.length > 0 && { roles: body.roles }) }));
+    return item(
+      await this.client().create(USERS, 'user--user', {
+        name: body.name,
+        mail: body.mail,
+        status: body.status,
+        ...(body.roles.length > 0 && { roles: body.roles }),
+      }),
+    );
   }
 
   async listUsers(query: { limit: number; offset: number }) {
@@ -75,7 +92,8 @@ export class CmsService {
   async getSite(caller: Caller, id: string) {
     const row = await this.sites.find(id);
     if (!row) throw notFound(`No site job ${id}`);
-    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'cms:admin')) throw forbidden('Only the owner may read this job', { reason: 'not_owner' });
+    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'cms:admin'))
+      throw forbidden('Only the owner may read this job', { reason: 'not_owner' });
     return this.siteView(row);
   }
 

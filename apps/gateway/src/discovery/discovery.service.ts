@@ -13,7 +13,9 @@ type Source = 'registry' | 'mesh' | 'mcp-registry';
  * others still answer; all three failing is a 502 naming them.
  */
 export class DiscoveryService {
-  constructor(private readonly deps: { registry: RegistryClient; mesh: MeshClient; mcpRegistry: McpRegistryClient; serviceToken: () => Promise<string | undefined> }) {}
+  constructor(
+    private readonly deps: { registry: RegistryClient; mesh: MeshClient; mcpRegistry: McpRegistryClient; serviceToken: () => Promise<string | undefined> },
+  ) {}
 
   async discover(caller: Caller, query: z.infer<typeof gateway.DiscoverQuery>) {
     const user = { bearer: caller.bearer };

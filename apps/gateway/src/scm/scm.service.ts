@@ -30,16 +30,36 @@ export class ScmService {
   }
 
   async listPipelines(query: z.infer<typeof gateway.PipelineQuery>) {
-    const items = await this.client().listPipelines(query.project, { page: Math.floor(query.offset / query.limit) + 1, per_page: Math.min(query.limit, 100), status: query.status });
-    return { items: items.map((pipeline) => pipelineView(query.project, pipeline)), total: query.offset + items.length, limit: query.limit, offset: query.offset };
+    const items = await this.client().listPipelines(query.project, {
+      page: Math.floor(query.offset / query.limit) + 1,
+      per_page: Math.min(query.limit, 100),
+      status: query.status,
+    });
+    return {
+      items: items.map((pipeline) => pipelineView(query.project, pipeline)),
+      total: query.offset + items.length,
+      limit: query.limit,
+      offset: query.offset,
+    };
   }
 
   async listPackages(query: z.infer<typeof gateway.PackageQuery>) {
-    const [kind, path] = /^(group|project)\//.test(query.scope) ? [query.scope.split('/')[0] as 'group' | 'project', query.scope.slice(query.scope.indexOf('/') + 1)] : (['project', query.scope] as const);
-    const items = await this.client().listPackages({ kind, path }, { page: Math.floor(query.offset / query.limit) + 1, per_page: Math.min(query.limit, 100), package_type: query.package_type });
+    const [kind, path] = /^(group|project)\//.test(query.scope)
+      ? [query.scope.split('/')[0] as 'group' | 'project', query.scope.slice(query.scope.indexOf('/') + 1)]
+      : (['project', query.scope] as const);
+    const items = await this.client().listPackages(
+      { kind, path },
+      { page: Math.floor(query.offset / query.limit) + 1, per_page: Math.min(query.limit, 100), package_type: query.package_type },
+    );
     return {
       scope: `${kind}/${path}`,
-      items: items.map((entry) => ({ id: entry.id, name: entry.name, version: entry.version, packageType: entry.package_type, createdAt: entry.created_at ?? null })),
+      items: items.map((entry) => ({
+        id: entry.id,
+        name: entry.name,
+        version: entry.version,
+        packageType: entry.package_type,
+        createdAt: entry.created_at ?? null,
+      })),
       total: query.offset + items.length,
       limit: query.limit,
       offset: query.offset,

@@ -31,7 +31,11 @@ export class StudioRepository {
   }
 
   /** Moves a task from one state to the next only if it is still in `from`. */
-  async transition(id: string, from: string[], data: { status: string; messageId?: string; agentId?: string; result?: object; error?: string; finishedAt?: Date }): Promise<boolean> {
+  async transition(
+    id: string,
+    from: string[],
+    data: { status: string; messageId?: string; agentId?: string; result?: object; error?: string; finishedAt?: Date },
+  ): Promise<boolean> {
     const { count } = await this.db.studioTask.updateMany({ where: { id, status: { in: from } }, data });
     return count === 1;
   }

@@ -6,7 +6,11 @@ import type { StudioService } from './studio.service';
 const tags = ['studio'];
 const read = { permission: 'studio:read' };
 const write = { permission: 'studio:write' };
-const common = { 401: { description: 'No valid token or API key', schema: ErrorBody }, 403: { description: 'Lacking the permission', schema: ErrorBody }, 429: { description: 'Rate limited', schema: ErrorBody } };
+const common = {
+  401: { description: 'No valid token or API key', schema: ErrorBody },
+  403: { description: 'Lacking the permission', schema: ErrorBody },
+  429: { description: 'Rate limited', schema: ErrorBody },
+};
 
 export function studioRoutes(api: ApiRouter, studio: StudioService): void {
   api
@@ -48,7 +52,12 @@ export function studioRoutes(api: ApiRouter, studio: StudioService): void {
       access: write,
       params: gateway.SessionParams,
       body: gateway.CreateTaskBody,
-      responses: { 202: { description: 'Queued', schema: gateway.StudioTask }, 400: { description: 'Invalid body', schema: ErrorBody }, 404: { description: 'No such session', schema: ErrorBody }, ...common },
+      responses: {
+        202: { description: 'Queued', schema: gateway.StudioTask },
+        400: { description: 'Invalid body', schema: ErrorBody },
+        404: { description: 'No such session', schema: ErrorBody },
+        ...common,
+      },
       handler: (req) => studio.addTask(caller(req), req.valid.params.sessionId, req.valid.body.instruction),
     })
     .route({

@@ -41,7 +41,13 @@ export const sessionView = (session: SessionRow) => ({
 export class StudioService {
   constructor(
     private readonly repository: StudioRepository,
-    private readonly deps: { mesh: MeshClient; replies: ReplyHub; queue: TypedQueue<typeof studioTaskQueue.payload>; serviceToken: () => Promise<string | undefined>; taskTimeoutMs: number },
+    private readonly deps: {
+      mesh: MeshClient;
+      replies: ReplyHub;
+      queue: TypedQueue<typeof studioTaskQueue.payload>;
+      serviceToken: () => Promise<string | undefined>;
+      taskTimeoutMs: number;
+    },
   ) {}
 
   async create(caller: Caller, body: z.infer<typeof gateway.CreateSessionBody>) {
@@ -57,7 +63,8 @@ export class StudioService {
   private async session(caller: Caller, id: string) {
     const session = await this.repository.findSession(id);
     if (!session) throw notFound(`No session ${id}`);
-    if (session.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'studio:admin')) throw forbidden('Only the session owner may use it', { reason: 'not_owner' });
+    if (session.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'studio:admin'))
+      throw forbidden('Only the session owner may use it', { reason: 'not_owner' });
     return session;
   }
 
@@ -91,7 +98,14 @@ export class StudioService {
           message_id: `studio-task-${task.id}`,
           from: 'gateway',
           ttl_ms: this.deps.taskTimeoutMs,
-          payload: { type: 'coding-task', task_id: task.id, session_id: task.sessionId, repository: task.session.repository, instruction: task.instruction, reply_to: this.deps.replies.replyUrl('task', task.id, this.deps.taskTimeoutMs) },
+          payload: {
+            type: 'coding-task',
+            task_id: task.id,
+            session_id: task.sessionId,
+            repository: task.session.repository,
+            instruction: task.instruction,
+            reply_to: this.deps.replies.replyUrl('task', task.id, this.deps.taskTimeoutMs),
+          },
         },
         { bearer: token },
       );

@@ -4,7 +4,11 @@ import { caller } from '../access/caller';
 import type { WorkflowsService } from './workflows.service';
 
 const tags = ['workflows'];
-const common = { 401: { description: 'No valid token or API key', schema: ErrorBody }, 403: { description: 'Lacking the permission', schema: ErrorBody }, 429: { description: 'Rate limited', schema: ErrorBody } };
+const common = {
+  401: { description: 'No valid token or API key', schema: ErrorBody },
+  403: { description: 'Lacking the permission', schema: ErrorBody },
+  429: { description: 'Rate limited', schema: ErrorBody },
+};
 const upstream = { 502: { description: 'The workflow engine or workers failed (named)', schema: ErrorBody } };
 
 export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService): void {
@@ -16,7 +20,12 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService): voi
       tags,
       access: { permission: 'workflows:write' },
       body: gateway.CreateWorkflowBody,
-      responses: { 201: { description: 'Created', schema: gateway.GatewayWorkflow }, 400: { description: 'Invalid body', schema: ErrorBody }, ...common, ...upstream },
+      responses: {
+        201: { description: 'Created', schema: gateway.GatewayWorkflow },
+        400: { description: 'Invalid body', schema: ErrorBody },
+        ...common,
+        ...upstream,
+      },
       handler: (req) => workflows.create(caller(req), req.valid.body),
     })
     .route({
@@ -37,7 +46,12 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService): voi
       access: { permission: 'workflows:execute' },
       params: gateway.WorkflowParams,
       body: gateway.ExecuteWorkflowBody,
-      responses: { 200: { description: "The run as the engine answered it", schema: gateway.WorkflowExecution }, 404: { description: 'No such workflow', schema: ErrorBody }, ...common, ...upstream },
+      responses: {
+        200: { description: 'The run as the engine answered it', schema: gateway.WorkflowExecution },
+        404: { description: 'No such workflow', schema: ErrorBody },
+        ...common,
+        ...upstream,
+      },
       handler: (req) => workflows.execute(caller(req), req.valid.params.workflowId, req.valid.body.inputs),
     });
 }

@@ -30,10 +30,31 @@ export class WorkflowsService {
 
   async create(caller: Caller, body: z.infer<typeof gateway.CreateWorkflowBody>) {
     if (FLOW_BASED.has(body.framework)) {
-      const created = await this.deps.workflowEngine.create({ name: body.name, description: body.description, category: body.category, flow: body.flow! }, { bearer: caller.bearer });
-      return view(await this.repository.create({ ownerSub: caller.sub, name: body.name, framework: body.framework, target: 'workflow-engine', remoteId: created.id, definition: body }));
+      const created = await this.deps.workflowEngine.create(
+        { name: body.name, description: body.description, category: body.category, flow: body.flow! },
+        { bearer: caller.bearer },
+      );
+      return view(
+        await this.repository.create({
+          ownerSub: caller.sub,
+          name: body.name,
+          framework: body.framework,
+          target: 'workflow-engine',
+          remoteId: created.id,
+          definition: body,
+        }),
+      );
     }
-    return view(await this.repository.create({ ownerSub: caller.sub, name: body.name, framework: body.framework, target: 'workers', remoteId: body.name, definition: body }));
+    return view(
+      await this.repository.create({
+        ownerSub: caller.sub,
+        name: body.name,
+        framework: body.framework,
+        target: 'workers',
+        remoteId: body.name,
+        definition: body,
+      }),
+    );
   }
 
   async list(caller: Caller, query: z.infer<typeof gateway.WorkflowListQuery>) {
@@ -45,7 +66,8 @@ export class WorkflowsService {
   async execute(caller: Caller, id: string, inputs: Record<string, unknown>) {
     const row = await this.repository.find(id);
     if (!row) throw notFound(`No workflow ${id}`);
-    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'workflows:admin')) throw forbidden('Only the workflow owner may run it', { reason: 'not_owner' });
+    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'workflows:admin'))
+      throw forbidden('Only the workflow owner may run it', { reason: 'not_owner' });
     const call = { bearer: caller.bearer };
     const definition = row.definition as { steps?: Array<Record<string, unknown>> };
     const execution =

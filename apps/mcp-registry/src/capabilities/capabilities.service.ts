@@ -13,11 +13,7 @@ export class CapabilityService {
   ) {}
 
   async summary() {
-    const [connections, tools, calls] = await Promise.all([
-      this.repository.liveCapabilityNames(),
-      this.repository.liveTools(),
-      this.connections.callsByTool(),
-    ]);
+    const [connections, tools, calls] = await Promise.all([this.repository.liveCapabilityNames(), this.repository.liveTools(), this.connections.callsByTool()]);
     const providers = new Map<string, number>();
     for (const connection of connections) for (const name of connection.capabilityNames) providers.set(name, (providers.get(name) ?? 0) + 1);
     const descriptions = new Map<string, string>();

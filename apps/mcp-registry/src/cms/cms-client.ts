@@ -43,7 +43,8 @@ export class JsonApiCollection {
       throw cmsError(`The CMS at ${new URL(url).origin} could not be reached: ${(error as Error).message}`);
     }
     const text = response.text();
-    if (response.status < 200 || response.status >= 300) throw cmsError(`The CMS answered ${init.method} ${new URL(url).pathname} with ${response.status}`, { status: response.status, body: text.slice(0, 500) });
+    if (response.status < 200 || response.status >= 300)
+      throw cmsError(`The CMS answered ${init.method} ${new URL(url).pathname} with ${response.status}`, { status: response.status, body: text.slice(0, 500) });
     try {
       return text ? JSON.parse(text) : {};
     } catch {

@@ -13,7 +13,10 @@ export function cmsRoutes(api: ApiRouter, service: CmsSyncService, before: Reque
     access: { permission: 'mcp:write' },
     before,
     body: mcpRegistry.CmsSyncRequest,
-    responses: { 200: { description: 'What was pulled and pushed', schema: mcpRegistry.CmsSyncResponse }, 502: { description: 'The CMS failed or could not be reached' } },
+    responses: {
+      200: { description: 'What was pulled and pushed', schema: mcpRegistry.CmsSyncResponse },
+      502: { description: 'The CMS failed or could not be reached' },
+    },
     handler: (req) => service.sync(req.valid.body, req.auth),
   });
 }

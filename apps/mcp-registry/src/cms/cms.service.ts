@@ -90,7 +90,9 @@ export class CmsSyncService {
   private async push(cms: JsonApiCollection, type: string, remote: JsonApiResource[], local: ConnectionRow[], result: SyncResponse): Promise<void> {
     for (const row of local) {
       const attributes = attributesOf(row);
-      const match = remote.find((resource) => resource.attributes.registry_id === row.id) ?? remote.find((resource) => resource.attributes.name === row.name && !resource.attributes.registry_id);
+      const match =
+        remote.find((resource) => resource.attributes.registry_id === row.id) ??
+        remote.find((resource) => resource.attributes.name === row.name && !resource.attributes.registry_id);
       try {
         if (!match) {
           await cms.create(type, attributes);

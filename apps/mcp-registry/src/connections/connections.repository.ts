@@ -67,7 +67,12 @@ export class ConnectionRepository {
     await this.prisma.$transaction([
       this.prisma.tool.deleteMany({ where: { connectionId: id } }),
       this.prisma.tool.createMany({
-        data: tools.map((tool) => ({ connectionId: id, name: tool.name, description: tool.description ?? null, inputSchema: tool.inputSchema as Prisma.InputJsonValue })),
+        data: tools.map((tool) => ({
+          connectionId: id,
+          name: tool.name,
+          description: tool.description ?? null,
+          inputSchema: tool.inputSchema as Prisma.InputJsonValue,
+        })),
         skipDuplicates: true,
       }),
       this.prisma.connection.update({ where: { id }, data: { capabilityNames: names } }),
@@ -84,7 +89,12 @@ export class ConnectionRepository {
       this.prisma.toolCall.create({ data: { connectionId: id, tool, success, latencyMs, error: error?.slice(0, 1000) ?? null } }),
       this.prisma.connection.update({
         where: { id },
-        data: { totalRequests: { increment: 1 }, failedRequests: { increment: success ? 0 : 1 }, totalLatencyMs: { increment: latencyMs }, lastActiveAt: new Date() },
+        data: {
+          totalRequests: { increment: 1 },
+          failedRequests: { increment: success ? 0 : 1 },
+          totalLatencyMs: { increment: latencyMs },
+          lastActiveAt: new Date(),
+        },
       }),
     ]);
   }

@@ -52,7 +52,10 @@ export function connectionRoutes(api: ApiRouter, service: ConnectionService, bef
       access: { permission: 'mcp:read' },
       before,
       params: mcpRegistry.ConnectionIdParams,
-      responses: { 200: { description: 'The connection, with the tools its server reports', schema: mcpRegistry.ConnectionDetail }, 404: { description: 'No such connection' } },
+      responses: {
+        200: { description: 'The connection, with the tools its server reports', schema: mcpRegistry.ConnectionDetail },
+        404: { description: 'No such connection' },
+      },
       handler: (req) => service.detail(req.valid.params.connectionId),
     })
     .route({
@@ -82,7 +85,12 @@ export function connectionRoutes(api: ApiRouter, service: ConnectionService, bef
       responses: { 200: { description: 'Disconnected', schema: mcpRegistry.DisconnectResponse }, 404: { description: 'No such connection' } },
       handler: async (req) => {
         const row = await service.disconnect(req.valid.params.connectionId, req.auth);
-        return { id: row.id, status: 'disconnected' as const, message: `Connection ${row.name} disconnected`, disconnectedAt: (row.disconnectedAt ?? new Date()).toISOString() };
+        return {
+          id: row.id,
+          status: 'disconnected' as const,
+          message: `Connection ${row.name} disconnected`,
+          disconnectedAt: (row.disconnectedAt ?? new Date()).toISOString(),
+        };
       },
     });
 }

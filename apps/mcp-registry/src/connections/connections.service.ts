@@ -80,7 +80,11 @@ export class ConnectionService {
   async detail(id: string): Promise<mcpRegistry.ConnectionDetail> {
     const row = await this.deps.repository.findWithTools(id);
     if (!row) throw notFound(`No connection ${id}`, { connectionId: id });
-    const [rpm, p95, load] = await Promise.all([this.deps.repository.requestsPerMinute([id]), this.deps.repository.p95Latency(id), this.deps.liveLoad.snapshot()]);
+    const [rpm, p95, load] = await Promise.all([
+      this.deps.repository.requestsPerMinute([id]),
+      this.deps.repository.p95Latency(id),
+      this.deps.liveLoad.snapshot(),
+    ]);
     return toDetail(row, row.tools, { requestsPerMinute: rpm.get(id) ?? 0, p95Latency: p95, activeRequests: load.get(id) ?? 0 });
   }
 
@@ -129,7 +133,10 @@ export class ConnectionService {
   async disconnect(id: string, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
     const current = await this.get(id);
     this.guardStdio(current.protocol, undefined, caller);
-    const row = current.status === 'disconnected' ? current : await this.deps.repository.update(id, { status: 'disconnected', disconnectedAt: new Date(), upSince: null });
+    const row =
+      current.status === 'disconnected'
+        ? current
+        : await this.deps.repository.update(id, { status: 'disconnected', disconnectedAt: new Date(), upSince: null });
     await this.deps.scheduler.unschedule(id);
     await this.deps.supervisor.stop(id);
     if (current.status !== 'disconnected') await this.publishStatus(id, 'disconnected', current.status);
@@ -137,7 +144,13 @@ export class ConnectionService {
   }
 
   publishStatus(connectionId: string, status: string, previousStatus?: string): Promise<void> {
-    return this.deps.events.publish({ type: 'connection-status', connectionId, status, ...(previousStatus && { previousStatus }), timestamp: new Date().toISOString() });
+    return this.deps.events.publish({
+      type: 'connection-status',
+      connectionId,
+      status,
+      ...(previousStatus && { previousStatus }),
+      timestamp: new Date().toISOString(),
+    });
   }
 
   // The connection rows and their history, for the other resources (they reach connections through this service).

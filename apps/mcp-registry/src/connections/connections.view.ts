@@ -70,7 +70,13 @@ export function toDetail(
     ...base(row),
     capabilities,
     capacity: row.capacity,
-    health: { ...health(row), checksPerformed: row.checksPerformed, failedChecks: row.failedChecks, responseTime: row.lastResponseTime, lastError: row.lastError },
+    health: {
+      ...health(row),
+      checksPerformed: row.checksPerformed,
+      failedChecks: row.failedChecks,
+      responseTime: row.lastResponseTime,
+      lastError: row.lastError,
+    },
     metrics: {
       totalRequests: row.totalRequests,
       successRate: row.totalRequests === 0 ? 1 : round(1 - errorRate, 4),

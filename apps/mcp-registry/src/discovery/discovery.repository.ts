@@ -1,8 +1,28 @@
 import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
-const CANDIDATE = { id: true, name: true, protocol: true, capabilityNames: true, healthStatus: true, upSince: true, endpoint: true, capacity: true, lastResponseTime: true } as const;
-export type CandidateRow = { id: string; name: string; protocol: string; capabilityNames: string[]; healthStatus: string; upSince: Date | null; endpoint: unknown; capacity: number; lastResponseTime: number | null };
+const CANDIDATE = {
+  id: true,
+  name: true,
+  protocol: true,
+  capabilityNames: true,
+  healthStatus: true,
+  upSince: true,
+  endpoint: true,
+  capacity: true,
+  lastResponseTime: true,
+} as const;
+export type CandidateRow = {
+  id: string;
+  name: string;
+  protocol: string;
+  capabilityNames: string[];
+  healthStatus: string;
+  upSince: Date | null;
+  endpoint: unknown;
+  capacity: number;
+  lastResponseTime: number | null;
+};
 /** Which connections a discovery request matches. */
 export type CandidateFilter = Prisma.ConnectionWhereInput;
 

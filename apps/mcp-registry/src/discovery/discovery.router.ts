@@ -8,7 +8,8 @@ export function discoveryRoutes(api: ApiRouter, service: DiscoveryService, befor
     method: 'post',
     path: '/connections/discover',
     summary: 'Find connections by capability',
-    description: 'Connections holding every required capability; `least-loaded` orders them by live load (active requests over capacity) and `maxConnections` caps the answer.',
+    description:
+      'Connections holding every required capability; `least-loaded` orders them by live load (active requests over capacity) and `maxConnections` caps the answer.',
     tags: ['discovery'],
     access: { permission: 'mcp:read' },
     before,

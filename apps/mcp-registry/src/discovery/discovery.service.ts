@@ -57,7 +57,12 @@ export class DiscoveryService {
     const now = Date.now();
     let candidates = rows.map((row) => ({ row, load: loadOf(row) }));
     if (strategy === 'least-loaded') {
-      candidates.sort((a, b) => a.load - b.load || (a.row.lastResponseTime ?? Infinity) - (b.row.lastResponseTime ?? Infinity) || (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0));
+      candidates.sort(
+        (a, b) =>
+          a.load - b.load ||
+          (a.row.lastResponseTime ?? Infinity) - (b.row.lastResponseTime ?? Infinity) ||
+          (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0),
+      );
     } else if (strategy === 'round-robin' && candidates.length > 0) {
       candidates.sort((a, b) => a.row.id.localeCompare(b.row.id));
       const start = this.roundRobin++ % candidates.length;

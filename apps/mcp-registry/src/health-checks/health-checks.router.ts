@@ -23,7 +23,8 @@ export function healthCheckRoutes(api: ApiRouter, operations: McpOperations, bef
       method: 'post',
       path: '/connections/:connectionId/health-check',
       summary: 'Check one connection now',
-      description: 'MCP initialize (once per session), ping and tools/list within the connection\'s timeout. A failed check is a result (`error`), not an HTTP error.',
+      description:
+        "MCP initialize (once per session), ping and tools/list within the connection's timeout. A failed check is a result (`error`), not an HTTP error.",
       tags,
       access: { permission: 'mcp:write' },
       before,

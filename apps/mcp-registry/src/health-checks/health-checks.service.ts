@@ -53,7 +53,9 @@ interface Outcome extends Probe {
  */
 const ToolsPage = z
   .object({
-    tools: z.array(z.object({ name: z.string().min(1), description: z.string().optional(), inputSchema: z.object({ type: z.literal('object') }).loose() }).loose()),
+    tools: z.array(
+      z.object({ name: z.string().min(1), description: z.string().optional(), inputSchema: z.object({ type: z.literal('object') }).loose() }).loose(),
+    ),
     nextCursor: z.string().optional(),
   })
   .loose();
@@ -184,7 +186,14 @@ export class HealthCheckService {
       if (!written.has(o.row.id)) continue;
       if (o.tools && o.digest !== o.row.toolsDigest) await this.deps.connections.replaceTools(o.row.id, o.row.declaredCapabilities, o.tools);
       const timestamp = o.at.toISOString();
-      events.push({ type: 'health-check', connectionId: o.row.id, health: o.health, responseTime: o.responseTime, ...(o.error && { error: o.error }), timestamp });
+      events.push({
+        type: 'health-check',
+        connectionId: o.row.id,
+        health: o.health,
+        responseTime: o.responseTime,
+        ...(o.error && { error: o.error }),
+        timestamp,
+      });
       const status = written.get(o.row.id)!;
       o.status = status;
       if (status !== o.row.status && status === statusAfter(o.row.status, o.ok)) {
@@ -195,7 +204,11 @@ export class HealthCheckService {
   }
 
   /** Checks many connections with bounded parallelism; missing ones are reported, not thrown. */
-  async batch(connectionIds: string[], timeout: number | undefined, concurrency: number): Promise<{
+  async batch(
+    connectionIds: string[],
+    timeout: number | undefined,
+    concurrency: number,
+  ): Promise<{
     results: Array<{ connectionId: string; status: mcpRegistry.HealthStatus; responseTime: number; error?: string }>;
     summary: { total: number; healthy: number; unhealthy: number };
   }> {

@@ -34,21 +34,39 @@ export function recommend(connections: Loaded[]): Recommendation[] {
   const usable = connections.filter((c) => c.status === 'active' && c.healthStatus !== 'error');
   const peersOf = (c: Loaded) => usable.filter((other) => other.id !== c.id && c.capabilityNames.some((name) => other.capabilityNames.includes(name)));
   for (const hot of usable.filter((c) => c.load >= HOT)) {
-    const cool = peersOf(hot).filter((peer) => peer.load < HOT).sort((a, b) => a.load - b.load);
+    const cool = peersOf(hot)
+      .filter((peer) => peer.load < HOT)
+      .sort((a, b) => a.load - b.load);
     if (cool.length > 0) {
-      recommendations.push({ action: 'rebalance', reason: `${hot.name} is at ${Math.round(hot.load * 100)}% of its capacity (${hot.activeRequests}/${hot.capacity}) while peers with the same capabilities have room`, suggestedConnections: cool.map((peer) => peer.id) });
+      recommendations.push({
+        action: 'rebalance',
+        reason: `${hot.name} is at ${Math.round(hot.load * 100)}% of its capacity (${hot.activeRequests}/${hot.capacity}) while peers with the same capabilities have room`,
+        suggestedConnections: cool.map((peer) => peer.id),
+      });
     } else {
-      recommendations.push({ action: 'scale-up', reason: `${hot.name} is at ${Math.round(hot.load * 100)}% of its capacity and no other connection offers its capabilities with room to spare`, suggestedConnections: [hot.id] });
+      recommendations.push({
+        action: 'scale-up',
+        reason: `${hot.name} is at ${Math.round(hot.load * 100)}% of its capacity and no other connection offers its capabilities with room to spare`,
+        suggestedConnections: [hot.id],
+      });
     }
   }
   const failing = connections.filter((c) => c.status === 'error' || c.healthStatus === 'error');
   if (failing.length > 0) {
-    recommendations.push({ action: 'investigate', reason: `${failing.length} connection(s) fail their health checks and take no traffic from discovery`, suggestedConnections: failing.map((c) => c.id) });
+    recommendations.push({
+      action: 'investigate',
+      reason: `${failing.length} connection(s) fail their health checks and take no traffic from discovery`,
+      suggestedConnections: failing.map((c) => c.id),
+    });
   }
   const busy = usable.filter((c) => c.requestsPerMinute > 0);
   const unused = usable.filter((c) => c.requestsPerMinute === 0 && c.activeRequests === 0 && peersOf(c).some((peer) => peer.requestsPerMinute > 0));
   if (busy.length > 0 && unused.length > 0) {
-    recommendations.push({ action: 'scale-down', reason: `${unused.length} connection(s) had no request in the last minute while peers with the same capabilities served ${busy.reduce((sum, c) => sum + c.requestsPerMinute, 0)}`, suggestedConnections: unused.map((c) => c.id) });
+    recommendations.push({
+      action: 'scale-down',
+      reason: `${unused.length} connection(s) had no request in the last minute while peers with the same capabilities served ${busy.reduce((sum, c) => sum + c.requestsPerMinute, 0)}`,
+      suggestedConnections: unused.map((c) => c.id),
+    });
   }
   return recommendations;
 }
@@ -65,7 +83,14 @@ export class LoadDistributionService {
     });
     return {
       strategy: 'least-loaded',
-      connections: connections.map(({ id, name, load: value, activeRequests, capacity, requestsPerMinute }) => ({ id, name, load: value, activeRequests, capacity, requestsPerMinute })),
+      connections: connections.map(({ id, name, load: value, activeRequests, capacity, requestsPerMinute }) => ({
+        id,
+        name,
+        load: value,
+        activeRequests,
+        capacity,
+        requestsPerMinute,
+      })),
       recommendations: recommend(connections),
     };
   }

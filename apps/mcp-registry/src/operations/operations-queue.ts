@@ -9,7 +9,13 @@ import type { BatchResult, McpOperations, ToolCallResult } from './mcp-operation
 export const OperationJob = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('check'), connectionId: z.string().uuid() }),
   z.object({ kind: z.literal('batch'), connectionIds: z.array(z.string().uuid()), timeout: z.number().int().optional() }),
-  z.object({ kind: z.literal('tool-call'), connectionId: z.string().uuid(), tool: z.string(), arguments: z.record(z.string(), z.unknown()), timeout: z.number().int().optional() }),
+  z.object({
+    kind: z.literal('tool-call'),
+    connectionId: z.string().uuid(),
+    tool: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    timeout: z.number().int().optional(),
+  }),
 ]);
 type OperationJob = z.infer<typeof OperationJob>;
 
@@ -52,7 +58,8 @@ export class OperationsQueue implements McpOperations {
         try {
           return { value: await this.runLocally(local, job) };
         } catch (error) {
-          if (error instanceof ApiError) return { error: { status: error.status, type: error.type, code: error.code, message: error.message, details: error.details } };
+          if (error instanceof ApiError)
+            return { error: { status: error.status, type: error.type, code: error.code, message: error.message, details: error.details } };
           throw error;
         }
       },
@@ -91,7 +98,10 @@ export class OperationsQueue implements McpOperations {
   }
 
   async callTool(connectionId: string, tool: string, args: Record<string, unknown>, timeout: number | undefined) {
-    return (await this.forward({ kind: 'tool-call', connectionId, tool, arguments: args, ...(timeout !== undefined && { timeout }) }, timeout ?? 300_000)) as ToolCallResult;
+    return (await this.forward(
+      { kind: 'tool-call', connectionId, tool, arguments: args, ...(timeout !== undefined && { timeout }) },
+      timeout ?? 300_000,
+    )) as ToolCallResult;
   }
 
   async close(): Promise<void> {

@@ -25,8 +25,13 @@ export class RegistryService {
       this.deps.connections.callTotals(new Date(Date.now() - 60_000)),
       this.deps.connections.callTotals(),
     ]);
-    const statusCount = Object.fromEntries(STATUSES.map((status) => [status, byStatus.find((row) => row.status === status)?._count._all ?? 0])) as Record<(typeof STATUSES)[number], number>;
-    const protocols = Object.fromEntries(PROTOCOLS.map((protocol) => [protocol, byProtocol.find((row) => row.protocol === protocol)?._count._all ?? 0])) as Record<(typeof PROTOCOLS)[number], number>;
+    const statusCount = Object.fromEntries(STATUSES.map((status) => [status, byStatus.find((row) => row.status === status)?._count._all ?? 0])) as Record<
+      (typeof STATUSES)[number],
+      number
+    >;
+    const protocols = Object.fromEntries(
+      PROTOCOLS.map((protocol) => [protocol, byProtocol.find((row) => row.protocol === protocol)?._count._all ?? 0]),
+    ) as Record<(typeof PROTOCOLS)[number], number>;
     const mostUsed = [...byTool.entries()]
       .map(([name, value]) => ({ name, requests: value.requests }))
       .sort((a, b) => b.requests - a.requests || a.name.localeCompare(b.name))

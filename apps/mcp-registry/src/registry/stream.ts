@@ -11,7 +11,9 @@ const READ_PERMISSION = 'mcp:read';
 
 function refuse(socket: Duplex, status: number, type: string, code: string, message: string): void {
   const body = JSON.stringify({ error: { type, code, message }, requestId: 'websocket-upgrade' });
-  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function tokenOf(request: IncomingMessage, url: URL): string | undefined {
@@ -63,7 +65,8 @@ export class RegistryStream {
     } catch (error) {
       return refuse(socket, 401, 'authentication_error', 'invalid_token', error instanceof TokenError ? error.message : 'The token is invalid');
     }
-    if (!hasPermission(permissions, READ_PERMISSION)) return refuse(socket, 403, 'authorization_error', 'insufficient_permissions', `This needs the permission ${READ_PERMISSION}`);
+    if (!hasPermission(permissions, READ_PERMISSION))
+      return refuse(socket, 403, 'authorization_error', 'insufficient_permissions', `This needs the permission ${READ_PERMISSION}`);
     this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws));
   }
 
@@ -83,7 +86,11 @@ export class RegistryStream {
       if (!parsed.success) {
         return this.send(ws, {
           type: 'error',
-          error: { code: 'invalid_message', message: 'Send {"action":"subscribe","events":[...]} with kinds connection-status, health-check, capability-request', details: parsed.error.issues },
+          error: {
+            code: 'invalid_message',
+            message: 'Send {"action":"subscribe","events":[...]} with kinds connection-status, health-check, capability-request',
+            details: parsed.error.issues,
+          },
         });
       }
       for (const kind of parsed.data.events) {

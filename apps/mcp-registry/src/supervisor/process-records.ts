@@ -42,7 +42,10 @@ export class ProcessRecords {
       if (isRunning(record.pid, record.startTicks)) {
         signalGroup(record.pid, 'SIGKILL');
         reaped += 1;
-        this.logger.warn({ pid: record.pid, connectionId: record.connectionId, instanceId: record.instanceId }, 'reaped a stdio server left by a previous registry');
+        this.logger.warn(
+          { pid: record.pid, connectionId: record.connectionId, instanceId: record.instanceId },
+          'reaped a stdio server left by a previous registry',
+        );
       }
       removeWorkDir(record.workDir, this.workRoot);
       await this.store.delete(record.host, record.pid, record.startTicks);

@@ -60,7 +60,11 @@ export function assertCommandAllowed(command: string, policy: Pick<StdioPolicy, 
   if (policy.allowedCommands.includes(command)) return;
   const resolved = resolveCommand(command, policy.searchPath);
   if (resolved && policy.allowedCommands.some((entry) => resolveCommand(entry, policy.searchPath) === resolved)) return;
-  throw badRequest(`The command "${command}" is not on this registry's allow-list (MCP_STDIO_ALLOWED_COMMANDS)`, { command, allowedCommands: policy.allowedCommands }, 'command_not_allowed');
+  throw badRequest(
+    `The command "${command}" is not on this registry's allow-list (MCP_STDIO_ALLOWED_COMMANDS)`,
+    { command, allowedCommands: policy.allowedCommands },
+    'command_not_allowed',
+  );
 }
 
 const SETSID = ['/usr/bin/setsid', '/bin/setsid'].find(existsSync);

@@ -47,7 +47,10 @@ export class Supervisor {
     private readonly idleMs = 0,
   ) {
     if (idleMs > 0) {
-      this.idleTimer = setInterval(() => void this.closeIdle().catch((error: unknown) => this.logger.warn({ err: error }, 'closing idle sessions failed')), Math.min(idleMs, 60_000));
+      this.idleTimer = setInterval(
+        () => void this.closeIdle().catch((error: unknown) => this.logger.warn({ err: error }, 'closing idle sessions failed')),
+        Math.min(idleMs, 60_000),
+      );
       this.idleTimer.unref();
     }
   }
@@ -89,7 +92,13 @@ export class Supervisor {
       const session = new McpSession(entry.target, this.policy, {
         onUnexpectedClose: (closed) => this.onUnexpectedClose(entry, closed),
         onProcessStarted: (started) =>
-          this.records?.add({ pid: started.pid!, startTicks: started.startTicks ?? 0n, connectionId: entry.target.id, command: started.program ?? '', workDir: started.workDir ?? '' }),
+          this.records?.add({
+            pid: started.pid!,
+            startTicks: started.startTicks ?? 0n,
+            connectionId: entry.target.id,
+            command: started.program ?? '',
+            workDir: started.workDir ?? '',
+          }),
         onProcessGone: (gone) => this.records?.remove(gone.pid!, gone.startTicks ?? 0n),
       });
       try {

@@ -8,7 +8,8 @@ export function toolCallRoutes(api: ApiRouter, operations: McpOperations, before
     method: 'post',
     path: '/connections/:connectionId/tools/:tool/call',
     summary: 'Call a tool on a connection (beyond spec 3)',
-    description: 'Used by the workflow engine\'s MCPToolCall node. Records the request metrics and publishes a `capability-request` event. A tool that reports an error answers 200 with `success: false`; an unreachable or timed-out server answers 502.',
+    description:
+      "Used by the workflow engine's MCPToolCall node. Records the request metrics and publishes a `capability-request` event. A tool that reports an error answers 200 with `success: false`; an unreachable or timed-out server answers 502.",
     tags: ['tools'],
     access: { permission: 'mcp:write' },
     before,

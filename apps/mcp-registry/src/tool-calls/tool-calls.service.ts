@@ -15,9 +15,7 @@ const upstream = (message: string, code: string, details?: unknown) => new ApiEr
  * live load while it runs, then records its latency and outcome and publishes `capability-request`.
  */
 export class ToolCallService {
-  constructor(
-    private readonly deps: { connections: ConnectionService; supervisor: Supervisor; events: EventBus; liveLoad: LiveLoad },
-  ) {}
+  constructor(private readonly deps: { connections: ConnectionService; supervisor: Supervisor; events: EventBus; liveLoad: LiveLoad }) {}
 
   async call(connectionId: string, tool: string, args: Record<string, unknown>, timeoutOverride?: number) {
     const row = await this.deps.connections.find(connectionId);
@@ -49,7 +47,8 @@ export class ToolCallService {
 
   private toApiError(error: unknown, tool: string): ApiError {
     if (error instanceof McpError) {
-      if (error.code === ErrorCode.InvalidParams) return badRequest(`The server refused the arguments of "${tool}": ${error.message}`, { mcpCode: error.code }, 'invalid_tool_arguments');
+      if (error.code === ErrorCode.InvalidParams)
+        return badRequest(`The server refused the arguments of "${tool}": ${error.message}`, { mcpCode: error.code }, 'invalid_tool_arguments');
       if (error.code === ErrorCode.MethodNotFound) return notFound(`The server does not offer "${tool}"`, { mcpCode: error.code });
       if (error.code === ErrorCode.RequestTimeout) return upstream(`The server did not answer "${tool}" in time`, 'mcp_timeout');
       return upstream(`The server failed "${tool}": ${error.message}`, 'mcp_error', { mcpCode: error.code });

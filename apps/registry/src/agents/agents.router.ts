@@ -42,7 +42,8 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService, ctx: RouteCon
       method: 'put',
       path: '/agents/:namespace/:name',
       summary: 'Change agent-level metadata',
-      description: 'Changes displayName, summary, homepage, repository, keywords and compliance (never a manifest); null clears a field. Owner or registry:admin.',
+      description:
+        'Changes displayName, summary, homepage, repository, keywords and compliance (never a manifest); null clears a field. Owner or registry:admin.',
       tags: ['agents'],
       access: { permission: WRITE },
       before: ctx.limit,

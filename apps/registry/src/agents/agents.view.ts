@@ -1,7 +1,6 @@
 import type { registry } from '@platform/contracts';
 import type { AgentWithOwner } from '../agent-state.repository';
 
-
 /** The API body of an agent (`RegistryAgent`). */
 export function agentBody(agent: AgentWithOwner): registry.Agent {
   return {

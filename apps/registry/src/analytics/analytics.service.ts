@@ -22,7 +22,10 @@ export class AnalyticsService {
     const from = query.from ? new Date(`${query.from}T00:00:00Z`) : new Date(to.getTime() - 29 * DAY_MS);
     if (from > to) throw badRequest('from is after to', { issues: [{ path: 'query.from', message: 'must not be after to', code: 'invalid_range' }] });
     const days = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
-    if (days > MAX_DAYS) throw badRequest(`The range covers ${days} days; at most ${MAX_DAYS}`, { issues: [{ path: 'query.from', message: `at most ${MAX_DAYS} days`, code: 'too_big' }] });
+    if (days > MAX_DAYS)
+      throw badRequest(`The range covers ${days} days; at most ${MAX_DAYS}`, {
+        issues: [{ path: 'query.from', message: `at most ${MAX_DAYS} days`, code: 'too_big' }],
+      });
     const rows = await this.analytics.days(agent.id, from, to);
     const byDay = new Map(rows.map((row) => [isoDay(row.day), row]));
     const buckets = Array.from({ length: days }, (_, index) => {
@@ -31,7 +34,11 @@ export class AnalyticsService {
       return { day, views: row?.views ?? 0, downloads: row?.downloads ?? 0, searchAppearances: row?.searchAppearances ?? 0 };
     });
     const totals = buckets.reduce(
-      (sum, bucket) => ({ views: sum.views + bucket.views, downloads: sum.downloads + bucket.downloads, searchAppearances: sum.searchAppearances + bucket.searchAppearances }),
+      (sum, bucket) => ({
+        views: sum.views + bucket.views,
+        downloads: sum.downloads + bucket.downloads,
+        searchAppearances: sum.searchAppearances + bucket.searchAppearances,
+      }),
       { views: 0, downloads: 0, searchAppearances: 0 },
     );
     return { namespace, name, from: isoDay(from), to: isoDay(to), totals, buckets };

@@ -14,7 +14,11 @@ export interface CertificationInput {
 }
 
 const check = (id: string, name: string, outcome: Check['outcome'], message: string): Check => ({ id, name, outcome, message });
-const describe = (issues: ManifestIssue[]) => issues.slice(0, 5).map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+const describe = (issues: ManifestIssue[]) =>
+  issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path}: ${issue.message}`)
+    .join('; ');
 
 /**
  * The checks a manifest must pass to be certified. Each yields pass, fail, warn or skip with a
@@ -49,9 +53,14 @@ export function runCertificationChecks(input: CertificationInput): Check[] {
   const signatureIssues = [...result.errors, ...result.warnings].filter((issue) => issue.path.includes('x-signature'));
   if (signature === undefined) {
     checks.push(
-      check('signature', 'Signature verified', elevated ? 'fail' : 'warn', elevated
-        ? `metadata.x-signature is required for ${tier}: sign the manifest (Ed25519, RSA-PSS or ECDSA)`
-        : 'the manifest is not signed; signing lets consumers verify who published it'),
+      check(
+        'signature',
+        'Signature verified',
+        elevated ? 'fail' : 'warn',
+        elevated
+          ? `metadata.x-signature is required for ${tier}: sign the manifest (Ed25519, RSA-PSS or ECDSA)`
+          : 'the manifest is not signed; signing lets consumers verify who published it',
+      ),
     );
   } else if (signatureIssues.length > 0) {
     checks.push(check('signature', 'Signature verified', 'fail', describe(signatureIssues)));
@@ -62,22 +71,48 @@ export function runCertificationChecks(input: CertificationInput): Check[] {
   const capabilities = object(security.capabilities);
   const declaresCapabilities = Array.isArray(capabilities.required) || Array.isArray(capabilities.optional);
   if (!tier) checks.push(check('security_posture', 'Security posture declared', 'fail', 'security.tier is missing: declare the tier the agent runs at'));
-  else if (!declaresCapabilities) checks.push(check('security_posture', 'Security posture declared', 'fail', 'security.capabilities is missing: declare required (and optional) capabilities, even as empty lists'));
+  else if (!declaresCapabilities)
+    checks.push(
+      check(
+        'security_posture',
+        'Security posture declared',
+        'fail',
+        'security.capabilities is missing: declare required (and optional) capabilities, even as empty lists',
+      ),
+    );
   else checks.push(check('security_posture', 'Security posture declared', 'pass', `tier ${tier} with declared capabilities`));
 
   if (!elevated) checks.push(check('sandboxing', 'Sandboxing for elevated tiers', 'skip', 'needed for tier_3 and tier_4 only'));
   else if (sandboxing.required !== true || sandboxing.type === undefined || sandboxing.type === 'none') {
-    checks.push(check('sandboxing', 'Sandboxing for elevated tiers', 'fail', `${tier} needs security.sandboxing.required: true and a sandbox type other than none`));
+    checks.push(
+      check('sandboxing', 'Sandboxing for elevated tiers', 'fail', `${tier} needs security.sandboxing.required: true and a sandbox type other than none`),
+    );
   } else checks.push(check('sandboxing', 'Sandboxing for elevated tiers', 'pass', `sandboxed (${String(sandboxing.type)})`));
 
   const threats = Array.isArray(security.threat_model) ? security.threat_model.map(object) : [];
-  if (tier !== 'tier_4_system_admin') checks.push(check('threat_model', 'Threat model for tier 4', threats.length > 0 ? 'pass' : 'skip', threats.length > 0 ? `${threats.length} threat(s) modelled` : 'needed for tier_4 only'));
-  else if (threats.length === 0) checks.push(check('threat_model', 'Threat model for tier 4', 'fail', 'tier_4_system_admin needs security.threat_model with at least one threat'));
+  if (tier !== 'tier_4_system_admin')
+    checks.push(
+      check(
+        'threat_model',
+        'Threat model for tier 4',
+        threats.length > 0 ? 'pass' : 'skip',
+        threats.length > 0 ? `${threats.length} threat(s) modelled` : 'needed for tier_4 only',
+      ),
+    );
+  else if (threats.length === 0)
+    checks.push(check('threat_model', 'Threat model for tier 4', 'fail', 'tier_4_system_admin needs security.threat_model with at least one threat'));
   else {
-    const unmitigated = threats.filter((threat) => ['critical', 'high'].includes(String(threat.severity)) && !(Array.isArray(threat.mitigations) && threat.mitigations.length > 0));
+    const unmitigated = threats.filter(
+      (threat) => ['critical', 'high'].includes(String(threat.severity)) && !(Array.isArray(threat.mitigations) && threat.mitigations.length > 0),
+    );
     checks.push(
       unmitigated.length > 0
-        ? check('threat_model', 'Threat model for tier 4', 'fail', `critical or high threats without mitigations: ${unmitigated.map((threat) => String(threat.category)).join(', ')}`)
+        ? check(
+            'threat_model',
+            'Threat model for tier 4',
+            'fail',
+            `critical or high threats without mitigations: ${unmitigated.map((threat) => String(threat.category)).join(', ')}`,
+          )
         : check('threat_model', 'Threat model for tier 4', 'pass', `${threats.length} threat(s) modelled, every critical and high one mitigated`),
     );
   }

@@ -24,7 +24,10 @@ export class CertificationsRepository {
 
   /** The stored manifest of a version, to check. */
   findManifest(agentId: string, version: string) {
-    return this.db.agentVersion.findUnique({ where: { agentId_version: { agentId, version } }, select: { manifestBytes: true, format: true, unpublishedAt: true } });
+    return this.db.agentVersion.findUnique({
+      where: { agentId_version: { agentId, version } },
+      select: { manifestBytes: true, format: true, unpublishedAt: true },
+    });
   }
 
   create(agentId: string, version: string, requestedBy: string): Promise<CertificationWithAgent> {

@@ -72,7 +72,11 @@ export class CertificationsService {
       await this.fail(certificationId, `version ${certification.version} does not exist`);
       return;
     }
-    const checks = runCertificationChecks({ manifestBytes: version.manifestBytes, format: version.format as 'json' | 'yaml', unpublished: version.unpublishedAt !== null });
+    const checks = runCertificationChecks({
+      manifestBytes: version.manifestBytes,
+      format: version.format as 'json' | 'yaml',
+      unpublished: version.unpublishedAt !== null,
+    });
     await this.certifications.complete(certificationId, certification.agentId, certificationPassed(checks), checks);
   }
 

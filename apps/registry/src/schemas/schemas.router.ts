@@ -23,7 +23,8 @@ export function schemaRoutes(api: ApiRouter, publicUrl: string): void {
     },
     handler: (req, res) => {
       const file = req.valid.params.file;
-      if (file !== `${SCHEMA_VERSION}.json` && file !== 'latest.json') throw notFound(`No manifest schema ${file}; available: ${SCHEMA_VERSION}.json, latest.json`);
+      if (file !== `${SCHEMA_VERSION}.json` && file !== 'latest.json')
+        throw notFound(`No manifest schema ${file}; available: ${SCHEMA_VERSION}.json, latest.json`);
       const schema = manifestJsonSchema({ id: `${base}/${SCHEMA_VERSION}.json` });
       res.setHeader('Cache-Control', file === 'latest.json' ? 'public, max-age=300' : 'public, max-age=86400');
       res.status(200).type('application/schema+json').send(JSON.stringify(schema));

@@ -21,7 +21,10 @@ export function mergeFilters(text: string | undefined, separate: Filters): Filte
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw issue('expected a JSON object');
   } else {
     raw = {};
-    for (const pair of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const pair of text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const colon = pair.indexOf(':');
       if (colon <= 0) throw issue(`"${pair}" is not key:value`);
       raw[pair.slice(0, colon).trim()] = pair.slice(colon + 1).trim();

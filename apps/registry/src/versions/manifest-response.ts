@@ -19,7 +19,9 @@ export function negotiateFormat(req: Request, stored: ManifestFormat): ManifestF
   const offered = [...ACCEPTABLE[stored], ...ACCEPTABLE[other]];
   const chosen = req.accepts(offered);
   if (!chosen) {
-    throw new ApiError(406, 'validation_error', 'not_acceptable', 'A manifest is served as application/json or application/yaml', { available: [MEDIA_TYPE.json, MEDIA_TYPE.yaml] });
+    throw new ApiError(406, 'validation_error', 'not_acceptable', 'A manifest is served as application/json or application/yaml', {
+      available: [MEDIA_TYPE.json, MEDIA_TYPE.yaml],
+    });
   }
   return ACCEPTABLE.json.includes(chosen) ? 'json' : 'yaml';
 }
@@ -61,6 +63,9 @@ export function sendManifest(req: Request, res: Response, manifest: ManifestRepr
     res.status(304).end();
     return false;
   }
-  res.status(200).type(`${MEDIA_TYPE[format]}; charset=utf-8`).send(Buffer.from(original ? manifest.manifestBytes : manifest.convertedBytes));
+  res
+    .status(200)
+    .type(`${MEDIA_TYPE[format]}; charset=utf-8`)
+    .send(Buffer.from(original ? manifest.manifestBytes : manifest.convertedBytes));
   return true;
 }

@@ -19,8 +19,19 @@ export interface StoredManifest {
 }
 
 const METADATA = {
-  id: true, agentId: true, version: true, prerelease: true, format: true, digest: true, convertedDigest: true, schemaVersion: true,
-  warnings: true, publishedBy: true, publishedAt: true, unpublishedAt: true, unpublishedBy: true,
+  id: true,
+  agentId: true,
+  version: true,
+  prerelease: true,
+  format: true,
+  digest: true,
+  convertedDigest: true,
+  schemaVersion: true,
+  warnings: true,
+  publishedBy: true,
+  publishedAt: true,
+  unpublishedAt: true,
+  unpublishedBy: true,
 } as const;
 
 /** Version numbers are never reused: equal precedence (build metadata ignored) counts, unpublished ones too. */
@@ -46,14 +57,23 @@ export class VersionsRepository {
    * Stores a manifest as a new version in one transaction. With `mustExist` the agent must be
    * live (404 otherwise); without, it is created on first publish and a deleted one comes back.
    */
-  publish(namespace: string, name: string, by: string, manifest: AcceptedManifest, mustExist: boolean): Promise<{ agent: AgentWithOwner; versionId: string; created: boolean }> {
+  publish(
+    namespace: string,
+    name: string,
+    by: string,
+    manifest: AcceptedManifest,
+    mustExist: boolean,
+  ): Promise<{ agent: AgentWithOwner; versionId: string; created: boolean }> {
     return inTransaction(this.db, async (tx) => {
       let [agent] = await tx.$queryRaw<Array<{ id: string; deletedAt: Date | null }>>`
         SELECT "id", "deletedAt" FROM "registry"."Agent" WHERE "namespace" = ${namespace} AND "name" = ${name} FOR UPDATE`;
       let created = false;
       if (mustExist && (!agent || agent.deletedAt)) throw notFound(`Agent ${namespace}/${name} not found; publish its first version with POST /agents`);
       if (!agent) {
-        agent = { ...(await tx.agent.create({ data: { namespace, name, createdBy: by, keywords: [], declaredCompliance: [] }, select: { id: true } })), deletedAt: null };
+        agent = {
+          ...(await tx.agent.create({ data: { namespace, name, createdBy: by, keywords: [], declaredCompliance: [] }, select: { id: true } })),
+          deletedAt: null,
+        };
         await lockAgent(tx, agent.id);
         created = true;
       }

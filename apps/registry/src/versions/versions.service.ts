@@ -81,7 +81,10 @@ export class VersionsService {
     const { document, ...metadata } = row;
     return {
       agent,
-      body: { ...versionBody(agent, { ...metadata, size: sizes.get(row.id) ?? 0 }, certifications.get(version) ?? null), manifest: document as Record<string, unknown> },
+      body: {
+        ...versionBody(agent, { ...metadata, size: sizes.get(row.id) ?? 0 }, certifications.get(version) ?? null),
+        manifest: document as Record<string, unknown>,
+      },
     };
   }
 

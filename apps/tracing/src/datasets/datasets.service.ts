@@ -24,7 +24,8 @@ export class DatasetsService {
 
   async create(body: z.infer<typeof tracing.CreateDataset>, createdBy?: string): Promise<Dataset> {
     body.data.forEach((example, index) => {
-      if (Buffer.byteLength(JSON.stringify(example)) > this.maxExampleBytes) throw payloadTooLarge(`Example ${index} is larger than ${this.maxExampleBytes} bytes`);
+      if (Buffer.byteLength(JSON.stringify(example)) > this.maxExampleBytes)
+        throw payloadTooLarge(`Example ${index} is larger than ${this.maxExampleBytes} bytes`);
     });
     return datasetView(await this.datasets.createVersion({ name: body.name, description: body.description, data: body.data, createdBy }));
   }

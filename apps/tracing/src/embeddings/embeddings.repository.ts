@@ -31,7 +31,10 @@ export class EmbeddingsRepository {
 
   async countByProject(filter: EmbeddingFilter): Promise<Array<{ project: string; count: number }>> {
     const params: unknown[] = [];
-    return this.db.$queryRawUnsafe(`SELECT project, count(*)::int AS count FROM embeddings WHERE ${where(filter, params)} GROUP BY project ORDER BY project`, ...params);
+    return this.db.$queryRawUnsafe(
+      `SELECT project, count(*)::int AS count FROM embeddings WHERE ${where(filter, params)} GROUP BY project ORDER BY project`,
+      ...params,
+    );
   }
 
   async dimensions(filter: EmbeddingFilter): Promise<Array<{ dimensions: number; model: string | null; count: number }>> {
@@ -64,7 +67,15 @@ export class EmbeddingsRepository {
   }
 
   createProjection(input: { method: string; dimensions: number; project?: string; model?: string; vectorSize?: number }): Promise<ProjectionRow> {
-    return this.db.projection.create({ data: { method: input.method, dimensions: input.dimensions, project: input.project ?? null, model: input.model ?? null, vectorSize: input.vectorSize ?? null } });
+    return this.db.projection.create({
+      data: {
+        method: input.method,
+        dimensions: input.dimensions,
+        project: input.project ?? null,
+        model: input.model ?? null,
+        vectorSize: input.vectorSize ?? null,
+      },
+    });
   }
 
   getProjection(id: string): Promise<ProjectionRow | null> {

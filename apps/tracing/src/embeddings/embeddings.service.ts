@@ -27,7 +27,13 @@ export class EmbeddingsService {
   }
 
   async reproject(body: z.infer<typeof tracing.ReprojectRequest>): Promise<Projection> {
-    const row = await this.embeddings.createProjection({ method: body.method, dimensions: body.dimensions, project: body.project, model: body.model, vectorSize: body.vector_size });
+    const row = await this.embeddings.createProjection({
+      method: body.method,
+      dimensions: body.dimensions,
+      project: body.project,
+      model: body.model,
+      vectorSize: body.vector_size,
+    });
     await this.queue.add('reproject', { projectionId: row.id, limit: body.limit }, { jobId: row.id, attempts: 2 });
     return this.view(row);
   }
@@ -67,11 +73,19 @@ export class EmbeddingsService {
       const vectors = await this.embeddings.vectors(filter, size, payload.limit);
       let result;
       try {
-        result = project(vectors.map((item) => item.vector), row.method as 'umap' | 'pca', row.dimensions as 2 | 3);
+        result = project(
+          vectors.map((item) => item.vector),
+          row.method as 'umap' | 'pca',
+          row.dimensions as 2 | 3,
+        );
       } catch (error) {
         throw new UnrecoverableError((error as Error).message);
       }
-      await this.embeddings.complete(row.id, size, vectors.map((item, i) => ({ embeddingId: item.id, coordinates: result.coordinates[i] })));
+      await this.embeddings.complete(
+        row.id,
+        size,
+        vectors.map((item, i) => ({ embeddingId: item.id, coordinates: result.coordinates[i] })),
+      );
     } catch (error) {
       await this.embeddings.setStatus(row.id, 'failed', (error as Error).message);
       throw error;

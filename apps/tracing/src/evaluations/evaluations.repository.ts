@@ -86,7 +86,12 @@ export class EvaluationsRepository {
 
   /** Evaluations with examples still pending or running. */
   async unfinishedIds(): Promise<string[]> {
-    const rows = await this.db.evaluationResult.findMany({ where: { status: { in: ['pending', 'running'] } }, distinct: ['evaluationId'], select: { evaluationId: true }, take: 500 });
+    const rows = await this.db.evaluationResult.findMany({
+      where: { status: { in: ['pending', 'running'] } },
+      distinct: ['evaluationId'],
+      select: { evaluationId: true },
+      take: 500,
+    });
     return rows.map((row) => row.evaluationId);
   }
 
@@ -100,19 +105,36 @@ export class EvaluationsRepository {
   }
 
   async start(id: string, position: number): Promise<void> {
-    await this.db.evaluationResult.update({ where: { evaluationId_position: { evaluationId: id, position } }, data: { status: 'running', attempts: { increment: 1 } } });
-  }
-
-  async succeed(id: string, position: number, result: { output: unknown; scores: Record<string, number | null>; traceId: string | null; latencyMs: number | null }): Promise<void> {
     await this.db.evaluationResult.update({
       where: { evaluationId_position: { evaluationId: id, position } },
-      data: { status: 'succeeded', output: (result.output ?? null) as Prisma.InputJsonValue, scores: result.scores, traceId: result.traceId, latencyMs: result.latencyMs, error: null },
+      data: { status: 'running', attempts: { increment: 1 } },
+    });
+  }
+
+  async succeed(
+    id: string,
+    position: number,
+    result: { output: unknown; scores: Record<string, number | null>; traceId: string | null; latencyMs: number | null },
+  ): Promise<void> {
+    await this.db.evaluationResult.update({
+      where: { evaluationId_position: { evaluationId: id, position } },
+      data: {
+        status: 'succeeded',
+        output: (result.output ?? null) as Prisma.InputJsonValue,
+        scores: result.scores,
+        traceId: result.traceId,
+        latencyMs: result.latencyMs,
+        error: null,
+      },
     });
   }
 
   /** `final`: no retry is left, the example failed; otherwise it waits for the next attempt. */
   async fail(id: string, position: number, error: string, final: boolean): Promise<void> {
-    await this.db.evaluationResult.update({ where: { evaluationId_position: { evaluationId: id, position } }, data: { status: final ? 'failed' : 'pending', error: error.slice(0, 2000) } });
+    await this.db.evaluationResult.update({
+      where: { evaluationId_position: { evaluationId: id, position } },
+      data: { status: final ? 'failed' : 'pending', error: error.slice(0, 2000) },
+    });
   }
 
   /** Sets failed examples back to pending; answers their positions. */

@@ -84,7 +84,11 @@ export function evaluationRoutes(api: ApiRouter, evaluations: EvaluationsService
     access: READ,
     params: tracing.EvaluationParams,
     query: tracing.EvaluationQuery,
-    responses: { 200: { description: 'A page of failed results', schema: tracing.EvaluationResultPage }, ...errors, 404: { description: 'Unknown evaluation' } },
+    responses: {
+      200: { description: 'A page of failed results', schema: tracing.EvaluationResultPage },
+      ...errors,
+      404: { description: 'Unknown evaluation' },
+    },
     handler: (req) => evaluations.results(req.valid.params.eval_id, 'failed', req.valid.query),
   });
   api.route({

@@ -50,13 +50,26 @@ export class EvaluationsService {
       try {
         new RegExp(pattern, 'u');
       } catch (error) {
-        throw badRequest('A regex metric has an invalid pattern', { issues: [{ path: `body.metrics.${index}.pattern`, message: (error as Error).message, code: 'custom' }] });
+        throw badRequest('A regex metric has an invalid pattern', {
+          issues: [{ path: `body.metrics.${index}.pattern`, message: (error as Error).message, code: 'custom' }],
+        });
       }
     }
     const dataset = await this.datasets.get(body.dataset_id);
     if (!dataset) throw notFound(`No dataset ${body.dataset_id}`);
-    const row = await this.evaluations.create({ name: body.name, datasetId: dataset.id, metrics: body.metrics, target: body.target, total: dataset.exampleCount, createdBy });
-    await this.enqueue(row.id, Array.from({ length: dataset.exampleCount }, (_, index) => index), 0);
+    const row = await this.evaluations.create({
+      name: body.name,
+      datasetId: dataset.id,
+      metrics: body.metrics,
+      target: body.target,
+      total: dataset.exampleCount,
+      createdBy,
+    });
+    await this.enqueue(
+      row.id,
+      Array.from({ length: dataset.exampleCount }, (_, index) => index),
+      0,
+    );
     return (await this.views([row]))[0];
   }
 
@@ -83,7 +96,11 @@ export class EvaluationsService {
     return { evaluations: await this.views(rows), total, limit: query.limit, offset: query.offset };
   }
 
-  async results(id: string, status: 'failed' | undefined, query: z.infer<typeof tracing.EvaluationQuery>): Promise<z.infer<typeof tracing.EvaluationResultPage>> {
+  async results(
+    id: string,
+    status: 'failed' | undefined,
+    query: z.infer<typeof tracing.EvaluationQuery>,
+  ): Promise<z.infer<typeof tracing.EvaluationResultPage>> {
     const evaluation = await this.get(id);
     const { rows, total } = await this.evaluations.results(id, status, query.limit, query.offset);
     const examples = await Promise.all(rows.map((row) => this.datasets.example(evaluation.datasetId, row.position) as Promise<Example | undefined>));
@@ -214,8 +231,18 @@ export class EvaluationsService {
   }
 
   /** The evaluation's own span for a target call, written to this service's store like any other. */
-  private async recordSpan(evaluation: EvaluationRow, index: number, traceId: string, spanId: string, startNano: bigint, target: Target, input: unknown, output: unknown, failure?: Error): Promise<void> {
-    const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 10_000);
+  private async recordSpan(
+    evaluation: EvaluationRow,
+    index: number,
+    traceId: string,
+    spanId: string,
+    startNano: bigint,
+    target: Target,
+    input: unknown,
+    output: unknown,
+    failure?: Error,
+  ): Promise<void> {
+    const text = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, 10_000);
     const attributes = [
       { key: 'evaluation.id', value: { stringValue: evaluation.id } },
       { key: 'evaluation.name', value: { stringValue: evaluation.name } },
@@ -228,7 +255,12 @@ export class EvaluationsService {
       .ingest({
         resourceSpans: [
           {
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'tracing' } }, { key: 'openinference.project.name', value: { stringValue: EVALUATION_PROJECT } }] },
+            resource: {
+              attributes: [
+                { key: 'service.name', value: { stringValue: 'tracing' } },
+                { key: 'openinference.project.name', value: { stringValue: EVALUATION_PROJECT } },
+              ],
+            },
             scopeSpans: [
               {
                 scope: { name: 'tracing.evaluations' },

@@ -32,7 +32,11 @@ function canonical(value: unknown): string {
     Array.isArray(item)
       ? item.map(sort)
       : item && typeof item === 'object'
-        ? Object.fromEntries(Object.keys(item).sort().map((key) => [key, sort((item as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(item)
+              .sort()
+              .map((key) => [key, sort((item as Record<string, unknown>)[key])]),
+          )
         : item;
   return JSON.stringify(sort(value)) ?? '';
 }

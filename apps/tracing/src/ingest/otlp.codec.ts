@@ -11,7 +11,8 @@ interface StaticType {
   toObject(message: protobuf.Message, options?: protobuf.IConversionOptions): Record<string, unknown>;
 }
 
-const v1 = (otlpRoot as unknown as { opentelemetry: { proto: { collector: { trace: { v1: Record<string, StaticType> } } } } }).opentelemetry.proto.collector.trace.v1;
+const v1 = (otlpRoot as unknown as { opentelemetry: { proto: { collector: { trace: { v1: Record<string, StaticType> } } } } }).opentelemetry.proto.collector
+  .trace.v1;
 export const ExportTraceServiceRequest = v1.ExportTraceServiceRequest;
 export const ExportTraceServiceResponse = v1.ExportTraceServiceResponse;
 
@@ -49,7 +50,11 @@ export interface OtlpSpan {
 export interface OtlpRequest {
   resourceSpans?: Array<{
     resource?: { attributes?: KeyValue[]; droppedAttributesCount?: number };
-    scopeSpans?: Array<{ scope?: { name?: string; version?: string; attributes?: KeyValue[]; droppedAttributesCount?: number }; spans?: OtlpSpan[]; schemaUrl?: string }>;
+    scopeSpans?: Array<{
+      scope?: { name?: string; version?: string; attributes?: KeyValue[]; droppedAttributesCount?: number };
+      spans?: OtlpSpan[];
+      schemaUrl?: string;
+    }>;
     schemaUrl?: string;
   }>;
 }

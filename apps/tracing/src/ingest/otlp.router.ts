@@ -77,14 +77,28 @@ export function otlpRouter(options: OtlpRouteOptions): Router {
         partial = await options.service.ingest(decoded);
       } catch (error) {
         if (error instanceof BufferFullError) {
-          throw new ApiError(503, 'api_error', 'service_unavailable', 'The ingest buffer is full; retry later', { retryAfter: options.retryAfterSeconds }, {
-            'Retry-After': String(options.retryAfterSeconds),
-          });
+          throw new ApiError(
+            503,
+            'api_error',
+            'service_unavailable',
+            'The ingest buffer is full; retry later',
+            { retryAfter: options.retryAfterSeconds },
+            {
+              'Retry-After': String(options.retryAfterSeconds),
+            },
+          );
         }
         // The batch was not committed (database down or too slow): the exporter retries on 503.
-        throw new ApiError(503, 'api_error', 'service_unavailable', 'The spans could not be committed; retry later', { dependency: 'database' }, {
-          'Retry-After': String(options.retryAfterSeconds),
-        });
+        throw new ApiError(
+          503,
+          'api_error',
+          'service_unavailable',
+          'The spans could not be committed; retry later',
+          { dependency: 'database' },
+          {
+            'Retry-After': String(options.retryAfterSeconds),
+          },
+        );
       }
       if (format === 'protobuf') res.status(200).type('application/x-protobuf').send(encodeResponseProtobuf(partial));
       else res.status(200).json(responseJson(partial));

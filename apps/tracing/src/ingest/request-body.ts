@@ -13,7 +13,10 @@ export function readBody(req: Request, maxBytes: number): Promise<Buffer> {
   let source: Readable = req;
   if (encoding === 'gzip' || encoding === 'x-gzip') source = req.pipe(createGunzip());
   else if (encoding === 'deflate') source = req.pipe(createInflate());
-  else if (encoding !== 'identity' && encoding !== '') return Promise.reject(new ApiError(415, 'validation_error', 'unsupported_encoding', `Content-Encoding ${encoding} is not supported (gzip, deflate or none)`));
+  else if (encoding !== 'identity' && encoding !== '')
+    return Promise.reject(
+      new ApiError(415, 'validation_error', 'unsupported_encoding', `Content-Encoding ${encoding} is not supported (gzip, deflate or none)`),
+    );
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(payloadTooLarge(`The body is larger than ${maxBytes} bytes`));
 

@@ -103,7 +103,15 @@ export function projectOf(resource: Record<string, AnyValue>): string {
   return named && named.length > 0 ? named : 'default';
 }
 
-function spanProblem(span: OtlpSpan, traceId: string, spanId: string, parentSpanId: string, start: bigint, end: bigint, options: ConvertOptions): string | undefined {
+function spanProblem(
+  span: OtlpSpan,
+  traceId: string,
+  spanId: string,
+  parentSpanId: string,
+  start: bigint,
+  end: bigint,
+  options: ConvertOptions,
+): string | undefined {
   if (!HEX_TRACE_ID.test(traceId) || traceId === ZERO_TRACE) return 'traceId must be 16 bytes and not all zero';
   if (!HEX_SPAN_ID.test(spanId) || spanId === ZERO_SPAN) return 'spanId must be 8 bytes and not all zero';
   if (parentSpanId !== '' && !HEX_SPAN_ID.test(parentSpanId)) return 'parentSpanId must be empty or 8 bytes';
@@ -115,7 +123,14 @@ function spanProblem(span: OtlpSpan, traceId: string, spanId: string, parentSpan
   return undefined;
 }
 
-function extractEmbeddings(project: string, traceId: string, spanId: string, start: bigint, attributes: Record<string, AnyValue>, maxVectorSize: number): EmbeddingRow[] {
+function extractEmbeddings(
+  project: string,
+  traceId: string,
+  spanId: string,
+  start: bigint,
+  attributes: Record<string, AnyValue>,
+  maxVectorSize: number,
+): EmbeddingRow[] {
   const found: EmbeddingRow[] = [];
   for (const [key, value] of Object.entries(attributes)) {
     const match = EMBEDDING_VECTOR.exec(key);

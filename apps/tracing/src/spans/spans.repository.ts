@@ -166,8 +166,24 @@ export class SpansRepository {
       columns.dropped.push(row.dropped);
     }
     const spanParams = [
-      columns.project, columns.trace, columns.span, columns.parent, columns.name, columns.kind, columns.status, columns.message,
-      columns.start, columns.end, columns.state, columns.flags, columns.attributes, columns.events, columns.links, columns.resource, columns.scope, columns.dropped,
+      columns.project,
+      columns.trace,
+      columns.span,
+      columns.parent,
+      columns.name,
+      columns.kind,
+      columns.status,
+      columns.message,
+      columns.start,
+      columns.end,
+      columns.state,
+      columns.flags,
+      columns.attributes,
+      columns.events,
+      columns.links,
+      columns.resource,
+      columns.scope,
+      columns.dropped,
     ];
     const embeddingParams = [
       embeddings.map((row) => row.project),
@@ -200,7 +216,10 @@ export class SpansRepository {
   }
 
   async trace(traceId: string): Promise<StoredSpan[]> {
-    return this.db.$queryRawUnsafe<StoredSpan[]>(`SELECT ${SPAN_COLUMNS} FROM spans WHERE trace_id = $1 ORDER BY start_unix_nano, span_id LIMIT 10000`, traceId);
+    return this.db.$queryRawUnsafe<StoredSpan[]>(
+      `SELECT ${SPAN_COLUMNS} FROM spans WHERE trace_id = $1 ORDER BY start_unix_nano, span_id LIMIT 10000`,
+      traceId,
+    );
   }
 
   /** A project's spans newest first, keyset-paged; `limit + 1` rows tell whether there is more. */
@@ -209,7 +228,9 @@ export class SpansRepository {
     if (filter.before) {
       params.push(micros(BigInt(filter.before.startUnixNano)), filter.before.startUnixNano, filter.before.traceId, filter.before.spanId);
       const n = params.length;
-      where.push(`start_time <= to_timestamp($${n - 3}::bigint::double precision / 1000000) AND (start_unix_nano, trace_id, span_id) < ($${n - 2}::bigint, $${n - 1}, $${n})`);
+      where.push(
+        `start_time <= to_timestamp($${n - 3}::bigint::double precision / 1000000) AND (start_unix_nano, trace_id, span_id) < ($${n - 2}::bigint, $${n - 1}, $${n})`,
+      );
     }
     params.push(limit + 1);
     return this.db.$queryRawUnsafe<StoredSpan[]>(
@@ -222,7 +243,10 @@ export class SpansRepository {
   async countMatching(filter: SpanFilter, cap: number): Promise<number> {
     const { where, params } = this.where(filter);
     params.push(cap);
-    const [row] = await this.db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM spans WHERE ${where.join(' AND ')} LIMIT $${params.length}) x`, ...params);
+    const [row] = await this.db.$queryRawUnsafe<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM spans WHERE ${where.join(' AND ')} LIMIT $${params.length}) x`,
+      ...params,
+    );
     return row.n;
   }
 
@@ -321,7 +345,10 @@ export class SpansRepository {
        SELECT count(*)::int AS spans, count(DISTINCT trace_id)::int AS traces FROM gone`,
       cutoff.toISOString(),
     );
-    await this.db.$executeRawUnsafe(`DELETE FROM embeddings e WHERE e.start_time < $1::timestamptz AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.trace_id = e.trace_id)`, cutoff.toISOString());
+    await this.db.$executeRawUnsafe(
+      `DELETE FROM embeddings e WHERE e.start_time < $1::timestamptz AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.trace_id = e.trace_id)`,
+      cutoff.toISOString(),
+    );
     return row;
   }
 
@@ -383,4 +410,3 @@ export class SpansRepository {
     return { tokens: row?.tokens ?? null, rootDurationNano: row?.root ?? null };
   }
 }
-

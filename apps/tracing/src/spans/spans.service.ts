@@ -57,7 +57,9 @@ export class SpansService {
       if (!key.startsWith('attr.')) continue;
       const name = key.slice(5);
       if (!name || name.length > 256 || typeof value !== 'string' || value.length > 1024) {
-        throw badRequest('Attribute filters are attr.<key>=<value> with one string value', { issues: [{ path: `query.${key}`, message: 'one value of at most 1024 characters', code: 'custom' }] });
+        throw badRequest('Attribute filters are attr.<key>=<value> with one string value', {
+          issues: [{ path: `query.${key}`, message: 'one value of at most 1024 characters', code: 'custom' }],
+        });
       }
       attributes.push([name, value]);
     }
@@ -113,9 +115,7 @@ export class SpansService {
 
   async deleteTraces(query: z.infer<typeof tracing.DeleteTracesQuery>): Promise<z.infer<typeof tracing.DeleteResult>> {
     await this.buffer.flush();
-    const result = query.before
-      ? await this.spans.deleteTracesBefore(new Date(query.before))
-      : await this.spans.deleteTraces([query.trace_id!].flat());
+    const result = query.before ? await this.spans.deleteTracesBefore(new Date(query.before)) : await this.spans.deleteTraces([query.trace_id!].flat());
     return { traces_deleted: result.traces, spans_deleted: result.spans };
   }
 }

@@ -34,7 +34,10 @@ export function checkDefinition(steps: readonly workers.StepDefinition[], limits
       seen.add(dep);
     });
     if (step.type === 'database' && step.datasource && !limits.datasources.includes(step.datasource)) {
-      issues.push({ path: `steps.${i}.datasource`, message: `unknown datasource "${step.datasource}" (configured: ${limits.datasources.join(', ') || 'none'})` });
+      issues.push({
+        path: `steps.${i}.datasource`,
+        message: `unknown datasource "${step.datasource}" (configured: ${limits.datasources.join(', ') || 'none'})`,
+      });
     }
   });
   if (issues.length > 0) return issues;
@@ -47,7 +50,8 @@ export function checkDefinition(steps: readonly workers.StepDefinition[], limits
     for (const reference of templateReferences(step)) {
       if (reference === 'input') continue;
       if (!index.has(reference)) issues.push({ path: `steps.${i}`, message: `template reads unknown step "${reference}"` });
-      else if (!ancestors.get(step.id)?.has(reference)) issues.push({ path: `steps.${i}`, message: `template reads "${reference}", which "${step.id}" does not depend on` });
+      else if (!ancestors.get(step.id)?.has(reference))
+        issues.push({ path: `steps.${i}`, message: `template reads "${reference}", which "${step.id}" does not depend on` });
     }
   });
   return issues;

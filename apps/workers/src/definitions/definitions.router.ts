@@ -36,10 +36,15 @@ export function definitionRoutes(api: ApiRouter, service: DefinitionsService): v
     method: 'post',
     path: '/workflows/reload',
     summary: 'Reload definitions from WORKERS_DEFINITIONS_DIR',
-    description: 'YAML or JSON files, each one definition, a list of them, or `{workflows: [...]}`. All or nothing: one bad file changes nothing and the answer lists each bad file\'s errors.',
+    description:
+      "YAML or JSON files, each one definition, a list of them, or `{workflows: [...]}`. All or nothing: one bad file changes nothing and the answer lists each bad file's errors.",
     tags: ['workflows'],
     access: { permission: 'workflows:admin' },
-    responses: { 200: { description: 'Reloaded', schema: workers.ReloadResult }, 400: { description: 'Bad files, nothing changed' }, 409: { description: 'No directory configured' } },
+    responses: {
+      200: { description: 'Reloaded', schema: workers.ReloadResult },
+      400: { description: 'Bad files, nothing changed' },
+      409: { description: 'No directory configured' },
+    },
     handler: () => service.reload(),
   });
   api.route({

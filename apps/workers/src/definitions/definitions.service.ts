@@ -44,8 +44,12 @@ export class DefinitionsService {
    * starts a run of the pinned version, or else of the posted (or latest) one.
    */
   async start(body: workers.StartWorkflowBody, createdBy: string | undefined) {
-    if (depthOf(body) > MAX_DEPTH) throw badRequest(`The request is nested deeper than ${MAX_DEPTH} levels`, { issues: [{ path: 'body', message: `at most ${MAX_DEPTH} levels of nesting` }] });
-    if (holdsNul(body)) throw badRequest('The request holds a NUL character (\\u0000), which cannot be stored', { issues: [{ path: 'body', message: 'no NUL characters' }] });
+    if (depthOf(body) > MAX_DEPTH)
+      throw badRequest(`The request is nested deeper than ${MAX_DEPTH} levels`, {
+        issues: [{ path: 'body', message: `at most ${MAX_DEPTH} levels of nesting` }],
+      });
+    if (holdsNul(body))
+      throw badRequest('The request holds a NUL character (\\u0000), which cannot be stored', { issues: [{ path: 'body', message: 'no NUL characters' }] });
     if ((await this.control.paused()).paused) throw serviceUnavailable('The workers service is paused and accepts no new workflows (POST /api/v1/resume)');
     let posted;
     if (body.steps) {
@@ -53,7 +57,10 @@ export class DefinitionsService {
         throw payloadTooLarge(`The step list is larger than WORKERS_MAX_DEFINITION_BYTES (${this.config.maxDefinitionBytes} bytes)`);
       }
       const issues = this.check(body.steps);
-      if (issues.length > 0) throw badRequest(`The workflow definition is invalid: ${issues[0]!.message}`, { issues: issues.map((issue) => ({ ...issue, path: `body.${issue.path}` })) });
+      if (issues.length > 0)
+        throw badRequest(`The workflow definition is invalid: ${issues[0]!.message}`, {
+          issues: issues.map((issue) => ({ ...issue, path: `body.${issue.path}` })),
+        });
       posted = (await this.definitions.register(body.name, stepsHash(body.steps), body.steps, 'api')).row;
     }
     const pin = await this.definitions.pinOf(body.name);
@@ -142,7 +149,8 @@ export class DefinitionsService {
         if (holdsNul(parsed.data)) errors.push(`${where}holds a NUL character`);
         const issues = this.check(parsed.data.steps);
         for (const issue of issues) errors.push(`${where}${issue.path}: ${issue.message}`);
-        if (Buffer.byteLength(JSON.stringify(parsed.data.steps)) > this.config.maxDefinitionBytes) errors.push(`${where}steps: larger than WORKERS_MAX_DEFINITION_BYTES`);
+        if (Buffer.byteLength(JSON.stringify(parsed.data.steps)) > this.config.maxDefinitionBytes)
+          errors.push(`${where}steps: larger than WORKERS_MAX_DEFINITION_BYTES`);
         const other = seen.get(parsed.data.name);
         if (other) errors.push(`${where}name: ${parsed.data.name} is also defined in ${other}`);
         seen.set(parsed.data.name, file);
@@ -151,7 +159,9 @@ export class DefinitionsService {
       if (errors.length > 0) files.push({ file, errors });
     }
     if (files.length > 0) throw badRequest(`${files.length} definition file(s) are invalid; nothing was reloaded`, { files });
-    const results = await this.definitions.registerAll(valid.map((item) => ({ name: item.name, hash: stepsHash(item.steps), steps: item.steps, source: `file:${item.file}` })));
+    const results = await this.definitions.registerAll(
+      valid.map((item) => ({ name: item.name, hash: stepsHash(item.steps), steps: item.steps, source: `file:${item.file}` })),
+    );
     return {
       directory,
       loaded: results.map((result, i) => ({ file: valid[i]!.file, name: result.row.name, version: result.row.version, created: result.created })),
@@ -167,7 +177,8 @@ export class DefinitionsService {
       }
       const content: unknown = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
       if (Array.isArray(content)) return content;
-      if (content && typeof content === 'object' && Array.isArray((content as { workflows?: unknown }).workflows)) return (content as { workflows: unknown[] }).workflows;
+      if (content && typeof content === 'object' && Array.isArray((content as { workflows?: unknown }).workflows))
+        return (content as { workflows: unknown[] }).workflows;
       return [content];
     } catch (error) {
       errors.push(`cannot be parsed: ${(error as Error).message.split('\n')[0]}`);

@@ -41,7 +41,8 @@ export interface FinishResult {
 const TERMINAL_RUN = ['completed', 'failed', 'cancelled'];
 
 /** JSON for a jsonb column: U+0000, which Postgres refuses, becomes U+FFFD. */
-const storableJson = (value: unknown) => JSON.stringify(value ?? null, (_key, item: unknown) => (typeof item === 'string' ? item.split('\u0000').join('\ufffd') : item));
+const storableJson = (value: unknown) =>
+  JSON.stringify(value ?? null, (_key, item: unknown) => (typeof item === 'string' ? item.split('\u0000').join('\ufffd') : item));
 /** Text for a text column, without U+0000 and at most 4000 characters. */
 const storableText = (text: string) => text.split('\u0000').join('\ufffd').slice(0, 4000);
 
@@ -258,7 +259,13 @@ export class EngineRepository {
     return { applied: true, jobs: [], runState };
   }
 
-  private async failFinally(tx: Tx, step: Pick<ClaimedStep, 'id' | 'attempt'>, error: string, output: string | null, state: 'failed' | 'cancelled' = 'failed'): Promise<number> {
+  private async failFinally(
+    tx: Tx,
+    step: Pick<ClaimedStep, 'id' | 'attempt'>,
+    error: string,
+    output: string | null,
+    state: 'failed' | 'cancelled' = 'failed',
+  ): Promise<number> {
     return tx.$executeRaw`
       UPDATE steps SET state = ${state}, failures = failures + 1, error = ${error}, output = ${output}::jsonb, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
       WHERE id = ${step.id}::uuid AND attempt = ${step.attempt}::int AND state = 'running'`;
@@ -357,7 +364,10 @@ export class EngineRepository {
       await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
       const fresh = await tx.step.findUniqueOrThrow({ where: { id: taskId } });
       if (fresh.state !== 'failed' && fresh.state !== 'cancelled') return { status: 'not_retryable' as const, state: fresh.state };
-      const unmet = await tx.step.findMany({ where: { runId: step.runId, stepId: { in: step.dependsOn }, state: { not: 'completed' } }, select: { stepId: true } });
+      const unmet = await tx.step.findMany({
+        where: { runId: step.runId, stepId: { in: step.dependsOn }, state: { not: 'completed' } },
+        select: { stepId: true },
+      });
       if (unmet.length > 0) return { status: 'unmet' as const, unmet: unmet.map((row) => row.stepId) };
       const [queued] = await tx.$queryRaw<Array<StepJob & { stepId: string; runId: string }>>`
         UPDATE steps SET state = 'queued', attempt = attempt + 1, failures = 0, error = NULL, output = NULL, "timeoutOverrideMs" = ${timeoutMs ?? null}::int,

@@ -37,12 +37,15 @@ export class StepExecutor {
     const controller = new AbortController();
     this.cancels.track(taskId, controller);
     const timer = setTimeout(() => controller.abort(new TimeoutError(step.timeoutMs)), step.timeoutMs);
-    const renewal = setInterval(() => {
-      this.engine.renewLease(taskId, attempt, workerId, leaseMs).then(
-        (held) => held || controller.abort(new LeaseLostError()),
-        (error) => this.logger.warn({ err: error, taskId }, 'lease renewal failed'),
-      );
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        this.engine.renewLease(taskId, attempt, workerId, leaseMs).then(
+          (held) => held || controller.abort(new LeaseLostError()),
+          (error) => this.logger.warn({ err: error, taskId }, 'lease renewal failed'),
+        );
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
     let outcome: Outcome;
     try {
       const output = await this.run(step, controller.signal);
@@ -108,7 +111,10 @@ export class StepExecutor {
     if (reason instanceof TimeoutError) return { kind: 'timed_out', error: reason.message, retryable: true };
     if (reason instanceof LeaseLostError) return { kind: 'failed', error: reason.message, retryable: false };
     if (error instanceof StepFailure) return { kind: 'failed', error: error.message, output: error.output, retryable: error.retryable };
-    const message = error instanceof Error ? `${error.message}${(error as { cause?: Error }).cause?.message ? `: ${(error as { cause?: Error }).cause!.message}` : ''}` : String(error);
+    const message =
+      error instanceof Error
+        ? `${error.message}${(error as { cause?: Error }).cause?.message ? `: ${(error as { cause?: Error }).cause!.message}` : ''}`
+        : String(error);
     this.logger.debug({ taskId: step.id, err: error }, 'step attempt failed');
     return { kind: 'failed', error: message, retryable: true };
   }

@@ -12,7 +12,6 @@ export interface ReaperOptions {
   queue: string;
 }
 
-
 /**
  * The periodic reaper, run by one worker process at a time (a Redis lock): recovers orphaned
  * steps, queues again steps whose job Redis lost, and runs the watchdog that fails runs without

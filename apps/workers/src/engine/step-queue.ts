@@ -17,14 +17,18 @@ export class StepDispatcher {
   async dispatch(jobs: readonly StepJob[]): Promise<void> {
     await Promise.all(
       jobs.map((job) =>
-        this.queue.add('step', { taskId: job.taskId, attempt: job.attempt }, {
-          jobId: jobIdOf(job),
-          delay: job.delayMs && job.delayMs > 0 ? job.delayMs : undefined,
-          attempts: 3,
-          backoff: { type: 'exponential', delay: 500 },
-          removeOnComplete: true,
-          removeOnFail: { count: 1000 },
-        }),
+        this.queue.add(
+          'step',
+          { taskId: job.taskId, attempt: job.attempt },
+          {
+            jobId: jobIdOf(job),
+            delay: job.delayMs && job.delayMs > 0 ? job.delayMs : undefined,
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 500 },
+            removeOnComplete: true,
+            removeOnFail: { count: 1000 },
+          },
+        ),
       ),
     );
   }

@@ -18,7 +18,10 @@ export class RunsRepository {
 
   async running(limit: number, offset: number) {
     const where = { state: 'running' };
-    const [rows, total] = await Promise.all([this.db.run.findMany({ where, orderBy: { createdAt: 'desc' }, take: limit, skip: offset }), this.db.run.count({ where })]);
+    const [rows, total] = await Promise.all([
+      this.db.run.findMany({ where, orderBy: { createdAt: 'desc' }, take: limit, skip: offset }),
+      this.db.run.count({ where }),
+    ]);
     return { rows, total };
   }
 }

@@ -43,7 +43,11 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     tags: ['runs'],
     access: { permission: 'workflows:write' },
     params: workers.WorkflowIdParams,
-    responses: { 202: { description: 'Running again', schema: workers.RunSummary }, 404: { description: 'No such run' }, 409: { description: 'Not failed or cancelled' } },
+    responses: {
+      202: { description: 'Running again', schema: workers.RunSummary },
+      404: { description: 'No such run' },
+      409: { description: 'Not failed or cancelled' },
+    },
     handler: (req) => service.retry(req.valid.params.workflow_id),
   });
   api.route({
@@ -70,7 +74,7 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
   api.route({
     method: 'get',
     path: '/workflows/:workflow_id/trace',
-    summary: 'The run\'s timeline and trace id',
+    summary: "The run's timeline and trace id",
     description: 'Every attempt of every step in start order (start, end, worker, error), and the OpenTelemetry trace id of the request that started the run.',
     tags: ['runs'],
     access: { permission: 'workflows:read' },

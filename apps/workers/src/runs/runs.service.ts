@@ -101,7 +101,13 @@ export class RunsService {
           state: run.state as z.infer<typeof workers.RunState>,
           orphaned_steps: steps
             .filter((step) => step.runId === id)
-            .map((step) => ({ step: step.stepId, task_id: step.id, attempt: step.attempt, worker: step.leaseOwner, lease_expired_at: step.leaseExpiresAt!.toISOString() })),
+            .map((step) => ({
+              step: step.stepId,
+              task_id: step.id,
+              attempt: step.attempt,
+              worker: step.leaseOwner,
+              lease_expired_at: step.leaseExpiresAt!.toISOString(),
+            })),
         },
       ];
     });

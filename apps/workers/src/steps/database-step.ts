@@ -22,7 +22,8 @@ export class Datasources {
     platformDatabaseUrl: string,
   ) {
     for (const [name, source] of Object.entries(sources)) {
-      if (sameDatabase(source.url, platformDatabaseUrl)) throw new Error(`WORKERS_DATASOURCES.${name} points at the platform's own database; name another database`);
+      if (sameDatabase(source.url, platformDatabaseUrl))
+        throw new Error(`WORKERS_DATASOURCES.${name} points at the platform's own database; name another database`);
     }
   }
 

@@ -9,7 +9,8 @@ export async function runHttpStep(context: StepContext, limits: Omit<OutboundOpt
   let body: string | undefined;
   if (spec.body !== undefined && method !== 'GET' && method !== 'HEAD') {
     body = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-    if (typeof spec.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (typeof spec.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
   }
   const response = await outboundRequest(spec.url!, { method, headers, body }, { ...limits, signal: context.signal });
   if (response.status < 200 || response.status > 299) throw new StepFailure(`HTTP ${response.status} from ${method} ${spec.url}`, response);
@@ -23,7 +24,14 @@ export async function runHttpStep(context: StepContext, limits: Omit<OutboundOpt
  */
 export async function runAgentStep(context: StepContext, limits: Omit<OutboundOptions, 'signal'>): Promise<OutboundResponse> {
   const { spec } = context;
-  const task = { task: spec.input ?? {}, agent: spec.agent, workflow_id: context.runId, step: context.stepId, attempt: context.attempt, idempotency_key: context.idempotencyKey };
+  const task = {
+    task: spec.input ?? {},
+    agent: spec.agent,
+    workflow_id: context.runId,
+    step: context.stepId,
+    attempt: context.attempt,
+    idempotency_key: context.idempotencyKey,
+  };
   const headers = { 'content-type': 'application/json', 'idempotency-key': context.idempotencyKey, ...spec.headers };
   const response = await outboundRequest(spec.url!, { method: 'POST', headers, body: JSON.stringify(task) }, { ...limits, signal: context.signal });
   if (response.status < 200 || response.status > 299) throw new StepFailure(`agent answered HTTP ${response.status}`, response);

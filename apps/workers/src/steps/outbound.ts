@@ -20,14 +20,22 @@ export interface OutboundResponse {
   body: unknown;
 }
 
-export async function outboundRequest(url: string, init: { method: string; headers: Record<string, string>; body?: string }, options: OutboundOptions): Promise<OutboundResponse> {
+export async function outboundRequest(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+  options: OutboundOptions,
+): Promise<OutboundResponse> {
   let response;
   try {
-    response = await guardedFetch(url, { method: init.method, headers: init.headers, body: init.body, signal: options.signal }, {
-      timeoutMs: options.timeoutMs,
-      maxBytes: options.maxBytes,
-      allowPrivate: options.allowPrivate,
-    });
+    response = await guardedFetch(
+      url,
+      { method: init.method, headers: init.headers, body: init.body, signal: options.signal },
+      {
+        timeoutMs: options.timeoutMs,
+        maxBytes: options.maxBytes,
+        allowPrivate: options.allowPrivate,
+      },
+    );
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     if (error instanceof OutboundError) {

@@ -27,7 +27,8 @@ function lookup(scope: Record<string, unknown>, root: string, path: string): unk
   if (!(root in scope)) throw new TemplateError(`template reads "${root}", which has no output`);
   let current: unknown = scope[root];
   for (const key of path.split('.').filter(Boolean)) {
-    if (current === null || typeof current !== 'object' || !(key in (current as object))) throw new TemplateError(`template {{${root}${path}}}: "${key}" not found`);
+    if (current === null || typeof current !== 'object' || !(key in (current as object)))
+      throw new TemplateError(`template {{${root}${path}}}: "${key}" not found`);
     current = (current as Record<string, unknown>)[key];
   }
   return current;

@@ -20,7 +20,9 @@ export class TasksRepository {
 
   /** Steps that ran (or have been running) longer than `thresholdMs`, slowest first. */
   async slow(thresholdMs: number, limit: number, offset: number) {
-    const rows = await this.db.$queryRaw<Array<{ id: string; runId: string; stepId: string; type: string; state: string; attempt: number; duration: number; total: number }>>`
+    const rows = await this.db.$queryRaw<
+      Array<{ id: string; runId: string; stepId: string; type: string; state: string; attempt: number; duration: number; total: number }>
+    >`
       SELECT id, "runId", "stepId", type, state, attempt, duration, count(*) OVER ()::int AS total FROM (
         SELECT id, "runId", "stepId", type, state, attempt,
           (extract(epoch FROM COALESCE("finishedAt", now()) - "startedAt") * 1000)::int AS duration

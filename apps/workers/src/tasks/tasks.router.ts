@@ -8,7 +8,8 @@ export function taskRoutes(api: ApiRouter, service: TasksService): void {
     method: 'get',
     path: '/tasks/stats',
     summary: 'Task statistics per type',
-    description: 'Per task type: step counts by state, p50 and p95 duration of attempts completed in the last day, throughput over the last minute, and the type\'s timeout.',
+    description:
+      "Per task type: step counts by state, p50 and p95 duration of attempts completed in the last day, throughput over the last minute, and the type's timeout.",
     tags: ['tasks'],
     access: { permission: 'workers:read' },
     responses: { 200: { description: 'Statistics', schema: workers.TaskStats } },
@@ -29,7 +30,8 @@ export function taskRoutes(api: ApiRouter, service: TasksService): void {
     method: 'post',
     path: '/tasks/:task_id/retry',
     summary: 'Retry one failed or cancelled task',
-    description: '`timeout` (seconds) applies to this task\'s next attempts. 409 unless the task failed or was cancelled and its dependencies completed. The steps it blocked run after it; an ended run runs again.',
+    description:
+      "`timeout` (seconds) applies to this task's next attempts. 409 unless the task failed or was cancelled and its dependencies completed. The steps it blocked run after it; an ended run runs again.",
     tags: ['tasks'],
     access: { permission: 'workflows:write' },
     params: workers.TaskParams,
@@ -40,8 +42,8 @@ export function taskRoutes(api: ApiRouter, service: TasksService): void {
   api.route({
     method: 'patch',
     path: '/task-types/:type',
-    summary: 'Set a task type\'s timeout',
-    description: '`timeout` in seconds, for attempts that start afterwards; a step\'s own `timeout` still wins.',
+    summary: "Set a task type's timeout",
+    description: "`timeout` in seconds, for attempts that start afterwards; a step's own `timeout` still wins.",
     tags: ['tasks'],
     access: { permission: 'workers:admin' },
     params: workers.TaskTypeParams,

@@ -56,10 +56,18 @@ export class TasksService {
   async retry(taskId: string, timeoutSeconds: number | undefined) {
     const result = await this.engine.retryTask(taskId, timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000);
     if (result.status === 'missing') throw notFound(`No task ${taskId}`);
-    if (result.status === 'not_retryable') throw conflict(`Only failed or cancelled tasks can be retried; this one is ${result.state}`, { state: result.state });
+    if (result.status === 'not_retryable')
+      throw conflict(`Only failed or cancelled tasks can be retried; this one is ${result.state}`, { state: result.state });
     if (result.status === 'unmet') throw conflict(`The task's dependencies have not completed: ${result.unmet.join(', ')}`, { unmet: result.unmet });
     await this.dispatcher.dispatch([result.job]);
-    return { task_id: taskId, workflow_id: result.runId, step: result.stepId, attempt: result.job.attempt, state: 'queued' as const, timeout_s: timeoutSeconds ?? null };
+    return {
+      task_id: taskId,
+      workflow_id: result.runId,
+      step: result.stepId,
+      attempt: result.job.attempt,
+      state: 'queued' as const,
+      timeout_s: timeoutSeconds ?? null,
+    };
   }
 
   async setTimeout(type: workers.StepType, timeoutSeconds: number) {

@@ -31,14 +31,20 @@ export class WorkersRepository {
   /** Live workers: not stopped, heartbeat within `deadAfterMs`. */
   async live(deadAfterMs: number, limit: number, offset: number) {
     const where = { stoppedAt: null, lastHeartbeatAt: { gte: new Date(Date.now() - deadAfterMs) } };
-    const [rows, total] = await Promise.all([this.db.worker.findMany({ where, orderBy: { startedAt: 'asc' }, take: limit, skip: offset }), this.db.worker.count({ where })]);
+    const [rows, total] = await Promise.all([
+      this.db.worker.findMany({ where, orderBy: { startedAt: 'asc' }, take: limit, skip: offset }),
+      this.db.worker.count({ where }),
+    ]);
     return { rows, total };
   }
 
   /** Dead workers: not stopped cleanly, and silent for longer than `deadAfterMs`. */
   async dead(deadAfterMs: number, limit: number, offset: number) {
     const where = { stoppedAt: null, lastHeartbeatAt: { lt: new Date(Date.now() - deadAfterMs) } };
-    const [rows, total] = await Promise.all([this.db.worker.findMany({ where, orderBy: { lastHeartbeatAt: 'desc' }, take: limit, skip: offset }), this.db.worker.count({ where })]);
+    const [rows, total] = await Promise.all([
+      this.db.worker.findMany({ where, orderBy: { lastHeartbeatAt: 'desc' }, take: limit, skip: offset }),
+      this.db.worker.count({ where }),
+    ]);
     return { rows, total };
   }
 

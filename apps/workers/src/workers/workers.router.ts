@@ -24,7 +24,8 @@ export function workerRoutes(api: ApiRouter, repository: WorkersRepository, dead
     method: 'get',
     path: '/workers/dead',
     summary: 'Workers that missed their heartbeats',
-    description: 'Workers that did not stop cleanly and have not heartbeat within WORKERS_DEAD_AFTER_MS; their running steps become orphans when their leases expire.',
+    description:
+      'Workers that did not stop cleanly and have not heartbeat within WORKERS_DEAD_AFTER_MS; their running steps become orphans when their leases expire.',
     tags: ['workers'],
     access: { permission: 'workers:read' },
     query: PageQuery,

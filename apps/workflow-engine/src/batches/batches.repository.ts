@@ -3,7 +3,15 @@ import type { Db } from '../database';
 export class BatchesRepository {
   constructor(private readonly db: Db) {}
 
-  create(data: { workflowId: string; totalItems: number; concurrency: number; failureMode: string; progressCallback?: string; inputs: object; requestedBy: string }) {
+  create(data: {
+    workflowId: string;
+    totalItems: number;
+    concurrency: number;
+    failureMode: string;
+    progressCallback?: string;
+    inputs: object;
+    requestedBy: string;
+  }) {
     return this.db.batch.create({ data });
   }
 
@@ -14,7 +22,12 @@ export class BatchesRepository {
   /** The item's execution, created on first run (unique per batch and index by this lookup). */
   async itemExecution(batch: { id: string; workflowId: string; requestedBy: string }, index: number, inputs: object, callbacks: object) {
     const existing = await this.db.execution.findFirst({ where: { batchId: batch.id, batchIndex: index } });
-    return existing ?? this.db.execution.create({ data: { workflowId: batch.workflowId, batchId: batch.id, batchIndex: index, inputs, callbacks, requestedBy: batch.requestedBy } });
+    return (
+      existing ??
+      this.db.execution.create({
+        data: { workflowId: batch.workflowId, batchId: batch.id, batchIndex: index, inputs, callbacks, requestedBy: batch.requestedBy },
+      })
+    );
   }
 
   async progress(batchId: string) {

@@ -10,7 +10,8 @@ export function batchRoutes(api: ApiRouter, batches: BatchesService, before: Req
       method: 'post',
       path: '/workflows/:workflowId/batch',
       summary: 'Execute a workflow once per input',
-      description: 'At most `concurrency` items run at once; `continue` keeps going past failing items, `stop` starts no new item after one failed. Progress on `monitorUrl` and to `progressCallback` (signed).',
+      description:
+        'At most `concurrency` items run at once; `continue` keeps going past failing items, `stop` starts no new item after one failed. Progress on `monitorUrl` and to `progressCallback` (signed).',
       tags: ['batches'],
       access: { permission: 'workflows:write' },
       before,

@@ -38,12 +38,20 @@ export class BatchesService {
     private readonly webhooks: Webhooks,
   ) {}
 
-  async create(workflowId: string, request: { inputs: Array<Record<string, Record<string, unknown>>>; options: { concurrency: number; failureMode: string; progressCallback?: string } }, requestedBy: string, streamBase: string) {
+  async create(
+    workflowId: string,
+    request: { inputs: Array<Record<string, Record<string, unknown>>>; options: { concurrency: number; failureMode: string; progressCallback?: string } },
+    requestedBy: string,
+    streamBase: string,
+  ) {
     const workflow = await this.workflows.get(workflowId);
     const ids = new Set((workflow.flow as unknown as Flow).nodes.map((node) => node.id));
     request.inputs.forEach((item, index) => {
       const unknown = Object.keys(item).filter((id) => !ids.has(id));
-      if (unknown.length) throw badRequest(`inputs[${index}] names nodes the workflow does not have: ${unknown.join(', ')}`, { issues: unknown.map((id) => ({ path: `body.inputs.${index}.${id}`, message: 'No such node', code: 'unknown_node' })) });
+      if (unknown.length)
+        throw badRequest(`inputs[${index}] names nodes the workflow does not have: ${unknown.join(', ')}`, {
+          issues: unknown.map((id) => ({ path: `body.inputs.${index}.${id}`, message: 'No such node', code: 'unknown_node' })),
+        });
     });
     const row = await this.repository.create({
       workflowId,
@@ -73,7 +81,15 @@ export class BatchesService {
     if (!row) return [];
     const progress = { completed: row.completed, failed: row.failed, pending: row.totalItems - row.completed - row.failed };
     const events: StreamEvent[] = [{ type: 'batch-progress', batchId, totalItems: row.totalItems, progress, timestamp: new Date().toISOString() }];
-    if (row.status !== 'processing') events.push({ type: 'batch-completed', batchId, status: row.status, totalItems: row.totalItems, progress, timestamp: row.completedAt?.toISOString() ?? '' });
+    if (row.status !== 'processing')
+      events.push({
+        type: 'batch-completed',
+        batchId,
+        status: row.status,
+        totalItems: row.totalItems,
+        progress,
+        timestamp: row.completedAt?.toISOString() ?? '',
+      });
     return events;
   }
 

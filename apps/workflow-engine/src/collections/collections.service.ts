@@ -28,19 +28,46 @@ export class CollectionsService implements VectorStore {
     private readonly maxDocuments: number,
   ) {}
 
-  async upsert(collection: string, request: { model?: string; documents: Array<{ id: string; text: string; vector?: number[]; metadata: Record<string, unknown> }> }, bearer?: string) {
+  async upsert(
+    collection: string,
+    request: { model?: string; documents: Array<{ id: string; text: string; vector?: number[]; metadata: Record<string, unknown> }> },
+    bearer?: string,
+  ) {
     const ids = new Set(request.documents.map((document) => document.id));
-    if (ids.size !== request.documents.length) throw badRequest('Document ids repeat', { issues: [{ path: 'body.documents', message: 'Each id once', code: 'duplicate' }] });
+    if (ids.size !== request.documents.length)
+      throw badRequest('Document ids repeat', { issues: [{ path: 'body.documents', message: 'Each id once', code: 'duplicate' }] });
     const missing = request.documents.filter((document) => !document.vector);
-    if (missing.some((document) => !document.text)) throw badRequest('A document needs a vector or a text to embed', { issues: [{ path: 'body.documents', message: 'vector or text required', code: 'invalid_value' }] });
-    const embedded = missing.length ? (await this.localModels.embed(request.model ?? this.embeddingModel, missing.map((document) => document.text), { bearer })).embeddings : [];
+    if (missing.some((document) => !document.text))
+      throw badRequest('A document needs a vector or a text to embed', {
+        issues: [{ path: 'body.documents', message: 'vector or text required', code: 'invalid_value' }],
+      });
+    const embedded = missing.length
+      ? (
+          await this.localModels.embed(
+            request.model ?? this.embeddingModel,
+            missing.map((document) => document.text),
+            { bearer },
+          )
+        ).embeddings
+      : [];
     const vectors = new Map(missing.map((document, index) => [document.id, embedded[index]]));
-    const documents = request.documents.map((document) => ({ id: document.id, text: document.text, metadata: document.metadata, vector: document.vector ?? vectors.get(document.id) ?? [] }));
+    const documents = request.documents.map((document) => ({
+      id: document.id,
+      text: document.text,
+      metadata: document.metadata,
+      vector: document.vector ?? vectors.get(document.id) ?? [],
+    }));
     const dimensions = new Set(documents.map((document) => document.vector.length));
-    if (dimensions.size > 1) throw badRequest('Every vector of a collection has the same length', { issues: [{ path: 'body.documents', message: `lengths ${[...dimensions].join(', ')}`, code: 'invalid_value' }] });
+    if (dimensions.size > 1)
+      throw badRequest('Every vector of a collection has the same length', {
+        issues: [{ path: 'body.documents', message: `lengths ${[...dimensions].join(', ')}`, code: 'invalid_value' }],
+      });
     const before = await this.repository.count(collection);
     const existing = await this.repository.existing(collection, [...ids]);
-    if (before + ids.size - existing.length > this.maxDocuments) throw badRequest(`A collection holds at most ${this.maxDocuments} documents (WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS)`, { issues: [{ path: 'body.documents', message: 'collection full', code: 'too_big' }] });
+    if (before + ids.size - existing.length > this.maxDocuments)
+      throw badRequest(`A collection holds at most ${this.maxDocuments} documents (WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS)`, {
+        issues: [{ path: 'body.documents', message: 'collection full', code: 'too_big' }],
+      });
     await this.repository.upsert(collection, documents);
     return { collection, upserted: documents.length, total: await this.repository.count(collection) };
   }

@@ -25,7 +25,10 @@ function mcpText(content: unknown[]): string {
 
 async function connectionFor(context: ComponentContext, connectionId: string | undefined, capability: string): Promise<string> {
   if (connectionId) return connectionId;
-  const found = await context.mcp.discover({ capabilities: [capability], loadBalancing: { strategy: 'least-loaded', maxConnections: 1 } }, { signal: context.signal });
+  const found = await context.mcp.discover(
+    { capabilities: [capability], loadBalancing: { strategy: 'least-loaded', maxConnections: 1 } },
+    { signal: context.signal },
+  );
   const first = found.connections[0];
   if (!first) throw new NodeError('NO_PROVIDER', `No MCP connection in the registry offers ${capability}`, false);
   return first.id;
@@ -34,7 +37,8 @@ async function connectionFor(context: ComponentContext, connectionId: string | u
 async function callTool(context: ComponentContext, connectionId: string | undefined, tool: string, args: Record<string, unknown>, timeout?: number) {
   const id = await connectionFor(context, connectionId, tool);
   const answer = await context.mcp.callTool(id, tool, args, { signal: context.signal, toolTimeoutMs: timeout, timeoutMs: (timeout ?? 30_000) + 5000 });
-  if (!answer.success || answer.result.isError) throw new NodeError('TOOL_ERROR', `The tool ${tool} reported an error: ${mcpText(answer.result.content).slice(0, 500) || 'no detail'}`, false);
+  if (!answer.success || answer.result.isError)
+    throw new NodeError('TOOL_ERROR', `The tool ${tool} reported an error: ${mcpText(answer.result.content).slice(0, 500) || 'no detail'}`, false);
   return { id, answer };
 }
 
@@ -50,21 +54,40 @@ function compiled(source: string): ReturnType<typeof jsonata> {
   return expression;
 }
 
-const entityView = (resource: { id: string; type: string; attributes: Record<string, unknown> }) => ({ id: resource.id, type: resource.type, ...resource.attributes });
+const entityView = (resource: { id: string; type: string; attributes: Record<string, unknown> }) => ({
+  id: resource.id,
+  type: resource.type,
+  ...resource.attributes,
+});
 
 /** GitLab-style REST calls a ScmAPI node may make: method, path (from params), body. */
 const SCM_ACTIONS: Record<string, { method: string; path: (p: Record<string, string>) => string; query?: string[]; body?: string[]; required: string[] }> = {
   get_project: { method: 'GET', path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}`, required: ['project'] },
   list_issues: { method: 'GET', path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/issues`, query: ['state', 'labels'], required: ['project'] },
-  create_issue: { method: 'POST', path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/issues`, body: ['title', 'description', 'labels'], required: ['project', 'title'] },
-  list_merge_requests: { method: 'GET', path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/merge_requests`, query: ['state'], required: ['project'] },
+  create_issue: {
+    method: 'POST',
+    path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/issues`,
+    body: ['title', 'description', 'labels'],
+    required: ['project', 'title'],
+  },
+  list_merge_requests: {
+    method: 'GET',
+    path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/merge_requests`,
+    query: ['state'],
+    required: ['project'],
+  },
   create_merge_request_note: {
     method: 'POST',
     path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/merge_requests/${encodeURIComponent(p.merge_request_iid)}/notes`,
     body: ['body'],
     required: ['project', 'merge_request_iid', 'body'],
   },
-  get_file: { method: 'GET', path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/repository/files/${encodeURIComponent(p.file_path)}`, query: ['ref'], required: ['project', 'file_path', 'ref'] },
+  get_file: {
+    method: 'GET',
+    path: (p) => `/api/v4/projects/${encodeURIComponent(p.project)}/repository/files/${encodeURIComponent(p.file_path)}`,
+    query: ['ref'],
+    required: ['project', 'file_path', 'ref'],
+  },
 };
 
 const components: ComponentDefinition[] = [
@@ -85,8 +108,15 @@ const components: ComponentDefinition[] = [
     typicalSeconds: 5,
     async run(data, context) {
       const model = data.model ?? context.defaultModel;
-      const options = { ...(data.temperature !== undefined && { temperature: data.temperature }), ...(data.seed !== undefined && { seed: data.seed }), ...(data.maxTokens && { num_predict: data.maxTokens }) };
-      const answer = await context.localModels.generate({ model, prompt: data.prompt, system: data.system, options }, { signal: context.signal, timeoutMs: data.timeoutMs ?? 120_000 });
+      const options = {
+        ...(data.temperature !== undefined && { temperature: data.temperature }),
+        ...(data.seed !== undefined && { seed: data.seed }),
+        ...(data.maxTokens && { num_predict: data.maxTokens }),
+      };
+      const answer = await context.localModels.generate(
+        { model, prompt: data.prompt, system: data.system, options },
+        { signal: context.signal, timeoutMs: data.timeoutMs ?? 120_000 },
+      );
       const tokens = (answer.prompt_eval_count ?? 0) + (answer.eval_count ?? 0);
       return { output: { completion: answer.response, model: answer.model, tokens }, modelUsed: answer.model, tokensUsed: tokens };
     },
@@ -102,7 +132,11 @@ const components: ComponentDefinition[] = [
       const model = data.model ?? context.embeddingModel;
       const answer = await context.localModels.embed(model, data.text, { signal: context.signal });
       if (!answer.embeddings[0]) throw new NodeError('MODEL_ERROR', 'The model returned no embedding', false);
-      return { output: { vector: answer.embeddings[0], vectors: answer.embeddings, dimensions: answer.embeddings[0].length }, modelUsed: answer.model, tokensUsed: answer.prompt_eval_count };
+      return {
+        output: { vector: answer.embeddings[0], vectors: answer.embeddings, dimensions: answer.embeddings[0].length },
+        modelUsed: answer.model,
+        tokensUsed: answer.prompt_eval_count,
+      };
     },
   }),
   defineComponent({
@@ -138,9 +172,14 @@ const components: ComponentDefinition[] = [
     outputs: ['image_url'],
     typicalSeconds: 15,
     async run(data, context) {
-      if (!context.images) throw configError('No image endpoint is configured: set IMAGE_API_URL (an OpenAI-compatible /v1/images/generations) and IMAGE_API_KEY');
+      if (!context.images)
+        throw configError('No image endpoint is configured: set IMAGE_API_URL (an OpenAI-compatible /v1/images/generations) and IMAGE_API_KEY');
       const model = data.model ?? context.images.model;
-      const answer = (await context.images.client.request('POST', '/v1/images/generations', { body: { model, prompt: data.prompt, n: 1, size: data.size }, signal: context.signal, timeoutMs: 120_000 })) as {
+      const answer = (await context.images.client.request('POST', '/v1/images/generations', {
+        body: { model, prompt: data.prompt, n: 1, size: data.size },
+        signal: context.signal,
+        timeoutMs: 120_000,
+      })) as {
         data?: Array<{ url?: string; b64_json?: string }>;
       };
       const image = answer?.data?.[0];
@@ -153,14 +192,22 @@ const components: ComponentDefinition[] = [
     type: 'EntityCreate',
     group: 'CMS',
     description: 'Creates a CMS node over JSON:API',
-    input: z.object({ bundle: z.string().regex(/^[a-z0-9_]{1,64}$/).default('article'), fields: z.record(z.string(), z.unknown()), token: z.string().max(4096).optional() }),
+    input: z.object({
+      bundle: z
+        .string()
+        .regex(/^[a-z0-9_]{1,64}$/)
+        .default('article'),
+      fields: z.record(z.string(), z.unknown()),
+      token: z.string().max(4096).optional(),
+    }),
     outputs: ['nid', 'uuid', 'url'],
     typicalSeconds: 1,
     async run(data, context) {
       const created = await requireCms(context).createNode(data.bundle, data.fields, { bearer: data.token, signal: context.signal });
       const nid = String(created.attributes.drupal_internal__nid ?? created.id);
       const self = created.links?.self;
-      const url = typeof self === 'string' ? self : (self?.href ?? `${requireCms(context).http.baseUrl}${JsonApiCmsClient.nodeCollection(data.bundle)}/${created.id}`);
+      const url =
+        typeof self === 'string' ? self : (self?.href ?? `${requireCms(context).http.baseUrl}${JsonApiCmsClient.nodeCollection(data.bundle)}/${created.id}`);
       return { output: { nid, uuid: created.id, url }, entityCreated: nid };
     },
   }),
@@ -168,7 +215,14 @@ const components: ComponentDefinition[] = [
     type: 'EntityLoad',
     group: 'CMS',
     description: 'Loads a CMS node by number or uuid',
-    input: z.object({ nid: z.union([z.string().min(1).max(128), z.number().int().min(1)]), bundle: z.string().regex(/^[a-z0-9_]{1,64}$/).default('article'), token: z.string().max(4096).optional() }),
+    input: z.object({
+      nid: z.union([z.string().min(1).max(128), z.number().int().min(1)]),
+      bundle: z
+        .string()
+        .regex(/^[a-z0-9_]{1,64}$/)
+        .default('article'),
+      token: z.string().max(4096).optional(),
+    }),
     outputs: ['entity'],
     typicalSeconds: 1,
     async run(data, context) {
@@ -182,7 +236,10 @@ const components: ComponentDefinition[] = [
     description: 'Changes fields of a CMS node',
     input: z.object({
       nid: z.union([z.string().min(1).max(128), z.number().int().min(1)]),
-      bundle: z.string().regex(/^[a-z0-9_]{1,64}$/).default('article'),
+      bundle: z
+        .string()
+        .regex(/^[a-z0-9_]{1,64}$/)
+        .default('article'),
       fields: z.record(z.string(), z.unknown()),
       token: z.string().max(4096).optional(),
     }),
@@ -209,7 +266,12 @@ const components: ComponentDefinition[] = [
     type: 'MCPToolCall',
     group: 'MCP',
     description: 'Calls a tool through the MCP registry (a connection offering it is discovered when none is named)',
-    input: z.object({ tool: z.string().min(1).max(200), params: z.record(z.string(), z.unknown()).default({}), connectionId: z.string().uuid().optional(), timeout: z.number().int().min(100).max(300_000).optional() }),
+    input: z.object({
+      tool: z.string().min(1).max(200),
+      params: z.record(z.string(), z.unknown()).default({}),
+      connectionId: z.string().uuid().optional(),
+      timeout: z.number().int().min(100).max(300_000).optional(),
+    }),
     outputs: ['result', 'text', 'connectionId'],
     typicalSeconds: 2,
     async run(data, context) {
@@ -221,7 +283,11 @@ const components: ComponentDefinition[] = [
     type: 'FileSystemRead',
     group: 'MCP',
     description: "Reads a file through an MCP filesystem server's tool",
-    input: z.object({ path: z.string().min(1).max(4096), tool: z.string().min(1).max(200).default('read_text_file'), connectionId: z.string().uuid().optional() }),
+    input: z.object({
+      path: z.string().min(1).max(4096),
+      tool: z.string().min(1).max(200).default('read_text_file'),
+      connectionId: z.string().uuid().optional(),
+    }),
     outputs: ['content'],
     typicalSeconds: 1,
     async run(data, context) {
@@ -237,7 +303,10 @@ const components: ComponentDefinition[] = [
     outputs: ['servers', 'total'],
     typicalSeconds: 1,
     async run(data, context) {
-      const found = await context.mcp.discover({ capabilities: [data.capability], loadBalancing: { strategy: 'least-loaded', maxConnections: data.maxConnections } }, { signal: context.signal });
+      const found = await context.mcp.discover(
+        { capabilities: [data.capability], loadBalancing: { strategy: 'least-loaded', maxConnections: data.maxConnections } },
+        { signal: context.signal },
+      );
       return { output: { servers: found.connections, total: found.totalMatching } };
     },
   }),
@@ -245,7 +314,10 @@ const components: ComponentDefinition[] = [
     type: 'ScmAPI',
     group: 'MCP',
     description: 'A GitLab-style source-control REST call (SCM_URL)',
-    input: z.object({ action: z.enum(Object.keys(SCM_ACTIONS) as [string, ...string[]]), params: z.record(z.string(), z.union([z.string().max(100_000), z.number()])).default({}) }),
+    input: z.object({
+      action: z.enum(Object.keys(SCM_ACTIONS) as [string, ...string[]]),
+      params: z.record(z.string(), z.union([z.string().max(100_000), z.number()])).default({}),
+    }),
     outputs: ['response'],
     typicalSeconds: 1,
     async run(data, context) {

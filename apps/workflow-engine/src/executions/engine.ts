@@ -113,20 +113,23 @@ export class ExecutionEngine {
       if (!current || current.status === 'running') state[node.id] = { status: 'pending', attempts: current?.attempts ?? 0 };
     }
     const topic = `execution:${executionId}`;
-    const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) => void this.events.publish(topic, { executionId, timestamp: new Date().toISOString(), ...event } as unknown as StreamEvent);
+    const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) =>
+      void this.events.publish(topic, { executionId, timestamp: new Date().toISOString(), ...event } as unknown as StreamEvent);
     const writer = new StateWriter(() => this.repository.saveNodes(executionId, state));
 
     const outputs: Record<string, Record<string, unknown>> = {};
     for (const [id, node] of Object.entries(state)) if (node.status === 'completed' && node.output) outputs[id] = node.output;
     const context = this.contextFor(signal);
-    const runComponent = (depth: number) => async (type: string, data: Record<string, unknown>): Promise<ComponentResult> => {
-      if (depth > MAX_NESTING) throw new NodeError('INVALID_INPUT', `Components nest at most ${MAX_NESTING} deep`, false);
-      const component = componentOf(type);
-      if (!component) throw new NodeError('INVALID_INPUT', `Unknown component type ${type}`, false);
-      const parsed = component.input.safeParse(data);
-      if (!parsed.success) throw new NodeError('INVALID_INPUT', `${type}: ${z.prettifyError(parsed.error)}`, false);
-      return component.run(parsed.data, { ...context, signal, runComponent: runComponent(depth + 1) });
-    };
+    const runComponent =
+      (depth: number) =>
+      async (type: string, data: Record<string, unknown>): Promise<ComponentResult> => {
+        if (depth > MAX_NESTING) throw new NodeError('INVALID_INPUT', `Components nest at most ${MAX_NESTING} deep`, false);
+        const component = componentOf(type);
+        if (!component) throw new NodeError('INVALID_INPUT', `Unknown component type ${type}`, false);
+        const parsed = component.input.safeParse(data);
+        if (!parsed.success) throw new NodeError('INVALID_INPUT', `${type}: ${z.prettifyError(parsed.error)}`, false);
+        return component.run(parsed.data, { ...context, signal, runComponent: runComponent(depth + 1) });
+      };
 
     const edgeActive = (edge: FlowEdge) => {
       const source = state[edge.source];
@@ -157,33 +160,32 @@ export class ExecutionEngine {
             inFlight.add(id);
             const pure = componentOf(nodesById.get(id)?.type ?? '')?.pure === true;
             if (!pure) changed = true;
-            void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(
-              async (completed) => {
-                if (completed) outputs[id] = node.output ?? {};
-                // A node with effects is saved as completed before anything depends on it, so a
-                // restart never runs it again; a pure node's save rides along with the next one.
-                // A pure node's completion is saved with the next save (or the final one).
-                if (!pure || !completed) {
-                  try {
-                    await writer.flush();
-                  } catch (error) {
-                    this.logger.error({ err: error, executionId }, 'execution state not saved');
-                    interrupted = true;
-                  }
+            void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(async (completed) => {
+              if (completed) outputs[id] = node.output ?? {};
+              // A node with effects is saved as completed before anything depends on it, so a
+              // restart never runs it again; a pure node's save rides along with the next one.
+              // A pure node's completion is saved with the next save (or the final one).
+              if (!pure || !completed) {
+                try {
+                  await writer.flush();
+                } catch (error) {
+                  this.logger.error({ err: error, executionId }, 'execution state not saved');
+                  interrupted = true;
                 }
-                inFlight.delete(id);
-                if (completed) publish({ type: 'node-completed', nodeId: id, duration: node.duration, output: node.output, timestamp: node.completedAt });
-                else if (node.status === 'failed' && node.error) {
-                  failure ??= { nodeId: id, attempt: node.attempts, message: node.error.message, code: node.error.code, retryable: node.error.retryable };
-                  publish({ type: 'node-failed', nodeId: id, attempt: node.attempts, error: node.error, timestamp: node.completedAt });
-                } else interrupted = true;
-                pump();
-              },
-            );
+              }
+              inFlight.delete(id);
+              if (completed) publish({ type: 'node-completed', nodeId: id, duration: node.duration, output: node.output, timestamp: node.completedAt });
+              else if (node.status === 'failed' && node.error) {
+                failure ??= { nodeId: id, attempt: node.attempts, message: node.error.message, code: node.error.code, retryable: node.error.retryable };
+                publish({ type: 'node-failed', nodeId: id, attempt: node.attempts, error: node.error, timestamp: node.completedAt });
+              } else interrupted = true;
+              pump();
+            });
           }
         }
         // Started and skipped nodes are recorded too (one write for all of them), so a late subscriber sees them.
-        if (changed && inFlight.size > 0) void writer.flush().catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
+        if (changed && inFlight.size > 0)
+          void writer.flush().catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
         if (inFlight.size === 0) resolve();
       };
       pump();
@@ -197,9 +199,25 @@ export class ExecutionEngine {
     const durationMs = completedAt.getTime() - execution.startedAt.getTime();
     const result = Object.fromEntries(flow.nodes.filter((node) => state[node.id].status === 'completed').map((node) => [node.id, state[node.id].output ?? {}]));
     await this.repository.finish(executionId, { nodes: state, result, failure, completedAt, durationMs });
-    if (failure) publish({ type: 'workflow-failed', status: 'failed', duration: durationMs, error: failure, retryable: failure.retryable, timestamp: completedAt.toISOString() });
+    if (failure)
+      publish({
+        type: 'workflow-failed',
+        status: 'failed',
+        duration: durationMs,
+        error: failure,
+        retryable: failure.retryable,
+        timestamp: completedAt.toISOString(),
+      });
     else publish({ type: 'workflow-completed', duration: durationMs, result, timestamp: completedAt.toISOString() });
-    return { executionId, workflowId: execution.workflowId, status: failure ? 'failed' : 'completed', durationMs, result, failure, callbacks: execution.callbacks as RunOutcome['callbacks'] };
+    return {
+      executionId,
+      workflowId: execution.workflowId,
+      status: failure ? 'failed' : 'completed',
+      durationMs,
+      result,
+      failure,
+      callbacks: execution.callbacks as RunOutcome['callbacks'],
+    };
   }
 
   /** Runs one node with its retries; true when it completed, false when it failed or was interrupted. */
@@ -237,7 +255,12 @@ export class ExecutionEngine {
         const failure = toNodeError(error);
         if (failure.code === 'INTERNAL_ERROR') this.logger.error({ err: error, nodeId: node.id }, 'node failed unexpectedly');
         if (!failure.retryable || attempt >= retry.maxAttempts) {
-          Object.assign(state, { status: 'failed', completedAt: new Date().toISOString(), duration: Date.now() - started, error: { code: failure.code, message: failure.message, retryable: failure.retryable } });
+          Object.assign(state, {
+            status: 'failed',
+            completedAt: new Date().toISOString(),
+            duration: Date.now() - started,
+            error: { code: failure.code, message: failure.message, retryable: failure.retryable },
+          });
           return false;
         }
         const delay = backoffDelay(retry.initialDelay, attempt);

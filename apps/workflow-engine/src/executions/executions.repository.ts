@@ -66,6 +66,10 @@ export class ExecutionsRepository {
 
   /** Executions left queued or running (a crash, a restart): the recovery sweep re-enqueues them. */
   unfinished(olderThan: Date, limit: number) {
-    return this.db.execution.findMany({ where: { status: { in: ['queued', 'running'] }, batchId: null, createdAt: { lt: olderThan } }, select: { id: true }, take: limit });
+    return this.db.execution.findMany({
+      where: { status: { in: ['queued', 'running'] }, batchId: null, createdAt: { lt: olderThan } },
+      select: { id: true },
+      take: limit,
+    });
   }
 }

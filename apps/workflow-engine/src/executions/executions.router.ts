@@ -14,7 +14,7 @@ export function executionRoutes(api: ApiRouter, executions: ExecutionsService, b
       path: '/workflows/:workflowId/execute',
       summary: 'Execute a workflow',
       description:
-        'Async (default) answers 202 at once with `executionId`, `estimatedDuration` (seconds) and `monitorUrl`. `async: false` waits up to WORKFLOW_ENGINE_SYNC_TIMEOUT_MS and answers 200 with the Execution, or 202 as async when the limit passes. `inputs` is keyed by node id and merged over that node\'s data.',
+        "Async (default) answers 202 at once with `executionId`, `estimatedDuration` (seconds) and `monitorUrl`. `async: false` waits up to WORKFLOW_ENGINE_SYNC_TIMEOUT_MS and answers 200 with the Execution, or 202 as async when the limit passes. `inputs` is keyed by node id and merged over that node's data.",
       tags: ['executions'],
       access: { permission: 'workflows:write' },
       before,
@@ -45,7 +45,8 @@ export function executionRoutes(api: ApiRouter, executions: ExecutionsService, b
       method: 'get',
       path: '/executions/:executionId/stream',
       summary: 'Execution events (WebSocket)',
-      description: 'node-started, node-completed, node-retrying, node-failed, node-skipped, workflow-completed, workflow-failed. A late subscriber first receives what already happened. Bearer header or `access_token` query parameter.',
+      description:
+        'node-started, node-completed, node-retrying, node-failed, node-skipped, workflow-completed, workflow-failed. A late subscriber first receives what already happened. Bearer header or `access_token` query parameter.',
       tags: ['executions'],
       access: { permission: 'workflows:read' },
       params: workflowEngine.ExecutionParams,

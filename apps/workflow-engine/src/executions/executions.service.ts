@@ -28,7 +28,10 @@ export class ExecutionsService {
     const flow = workflow.flow as unknown as Flow;
     const ids = new Set(flow.nodes.map((node) => node.id));
     const unknown = Object.keys(request.inputs).filter((id) => !ids.has(id));
-    if (unknown.length) throw badRequest(`inputs name nodes the workflow does not have: ${unknown.join(', ')}`, { issues: unknown.map((id) => ({ path: `body.inputs.${id}`, message: 'No such node', code: 'unknown_node' })) });
+    if (unknown.length)
+      throw badRequest(`inputs name nodes the workflow does not have: ${unknown.join(', ')}`, {
+        issues: unknown.map((id) => ({ path: `body.inputs.${id}`, message: 'No such node', code: 'unknown_node' })),
+      });
     const estimatedDuration = await this.workflows.estimatedSeconds(workflowId, flow);
     const execution = await this.repository.create({ workflowId, inputs: request.inputs, callbacks: request.options.callbacks, requestedBy });
     const done = request.options.async ? undefined : this.waitForEnd(execution.id);
@@ -83,13 +86,32 @@ export class ExecutionsService {
     const events: StreamEvent[] = [];
     for (const [nodeId, state] of Object.entries((row.nodes ?? {}) as unknown as NodeStates)) {
       if (state.startedAt) events.push({ type: 'node-started', executionId, nodeId, timestamp: state.startedAt });
-      if (state.status === 'completed') events.push({ type: 'node-completed', executionId, nodeId, duration: state.duration, output: state.output, timestamp: state.completedAt ?? state.startedAt ?? '' });
-      if (state.status === 'failed') events.push({ type: 'node-failed', executionId, nodeId, attempt: state.attempts, error: state.error, timestamp: state.completedAt ?? '' });
+      if (state.status === 'completed')
+        events.push({
+          type: 'node-completed',
+          executionId,
+          nodeId,
+          duration: state.duration,
+          output: state.output,
+          timestamp: state.completedAt ?? state.startedAt ?? '',
+        });
+      if (state.status === 'failed')
+        events.push({ type: 'node-failed', executionId, nodeId, attempt: state.attempts, error: state.error, timestamp: state.completedAt ?? '' });
     }
     events.sort((a, b) => a.timestamp.localeCompare(b.timestamp) || (a.type === 'node-started' ? -1 : 1));
     const ended = row.completedAt?.toISOString();
-    if (row.status === 'completed') events.push({ type: 'workflow-completed', executionId, duration: row.durationMs, result: row.result ?? {}, timestamp: ended ?? '' });
-    if (row.status === 'failed') events.push({ type: 'workflow-failed', executionId, status: 'failed', duration: row.durationMs, error: row.error, retryable: row.retryable, timestamp: ended ?? '' });
+    if (row.status === 'completed')
+      events.push({ type: 'workflow-completed', executionId, duration: row.durationMs, result: row.result ?? {}, timestamp: ended ?? '' });
+    if (row.status === 'failed')
+      events.push({
+        type: 'workflow-failed',
+        executionId,
+        status: 'failed',
+        duration: row.durationMs,
+        error: row.error,
+        retryable: row.retryable,
+        timestamp: ended ?? '',
+      });
     return events;
   }
 

@@ -35,9 +35,11 @@ async function follow(ws: WebSocket, events: EventBus, topic: string, source: St
 }
 
 export function createStreams(verifier: TokenVerifier, logger: Logger, events: EventBus, executions: StreamSource, batches: StreamSource): SocketGateway {
-  const authorize = (source: StreamSource, what: string) => async ({ params }: { params: Record<string, string> }) => {
-    if (!UUID.test(params.id) || !(await source.exists(params.id))) throw notFound(`No ${what} ${params.id}`);
-  };
+  const authorize =
+    (source: StreamSource, what: string) =>
+    async ({ params }: { params: Record<string, string> }) => {
+      if (!UUID.test(params.id) || !(await source.exists(params.id))) throw notFound(`No ${what} ${params.id}`);
+    };
   const onError = (ws: WebSocket) => (error: unknown) => {
     logger.warn({ err: error }, 'stream failed');
     ws.close(1011, 'stream failed');
@@ -48,7 +50,9 @@ export function createStreams(verifier: TokenVerifier, logger: Logger, events: E
       permission: 'workflows:read',
       authorize: authorize(executions, 'execution'),
       onConnection: (ws, { params }) =>
-        void follow(ws, events, `execution:${params.id}`, executions, params.id, (event) => (event.type === 'node-retrying' ? '' : `${event.type}:${String(event.nodeId ?? '')}`)).catch(onError(ws)),
+        void follow(ws, events, `execution:${params.id}`, executions, params.id, (event) =>
+          event.type === 'node-retrying' ? '' : `${event.type}:${String(event.nodeId ?? '')}`,
+        ).catch(onError(ws)),
     })
     .endpoint({
       path: '/api/v1/batches/:id/stream',

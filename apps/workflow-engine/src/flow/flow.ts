@@ -73,7 +73,11 @@ export function referencesIn(value: unknown, path = ''): Array<{ field: string; 
 export function checkNodeData(type: string, data: Record<string, unknown>): Array<{ field: string; message: string }> {
   const component = componentOf(type);
   if (!component) return [];
-  const templated = Object.fromEntries(Object.entries(data).filter(([, value]) => typeof value === 'string' && WHOLE_TEMPLATE.test(value)).map(([key]) => [key, true as const]));
+  const templated = Object.fromEntries(
+    Object.entries(data)
+      .filter(([, value]) => typeof value === 'string' && WHOLE_TEMPLATE.test(value))
+      .map(([key]) => [key, true as const]),
+  );
   const schema = Object.keys(templated).length ? (component.input.omit(templated as never) as z.ZodObject) : component.input;
   const result = schema.safeParse(data);
   if (result.success) return [];
@@ -96,13 +100,17 @@ export function validateFlow(flow: Flow): FlowIssue[] {
       issues.push({ nodeId: node.id, field: `nodes[${index}].type`, message: `Unknown component type ${node.type}` });
       return;
     }
-    for (const problem of checkNodeData(node.type, node.data)) issues.push({ nodeId: node.id, field: `nodes[${index}].data.${problem.field}`, message: problem.message });
+    for (const problem of checkNodeData(node.type, node.data))
+      issues.push({ nodeId: node.id, field: `nodes[${index}].data.${problem.field}`, message: problem.message });
   });
   flow.edges.forEach((edge, index) => {
-    if (!byId.has(edge.source)) issues.push({ nodeId: edge.source, field: `edges[${index}].source`, message: `Edge source ${edge.source} is not a node of the flow` });
-    if (!byId.has(edge.target)) issues.push({ nodeId: edge.target, field: `edges[${index}].target`, message: `Edge target ${edge.target} is not a node of the flow` });
+    if (!byId.has(edge.source))
+      issues.push({ nodeId: edge.source, field: `edges[${index}].source`, message: `Edge source ${edge.source} is not a node of the flow` });
+    if (!byId.has(edge.target))
+      issues.push({ nodeId: edge.target, field: `edges[${index}].target`, message: `Edge target ${edge.target} is not a node of the flow` });
     if (edge.source === edge.target) issues.push({ nodeId: edge.source, field: `edges[${index}]`, message: 'An edge may not connect a node to itself' });
-    if (edge.sourceHandle && byId.get(edge.source)?.type !== 'Condition') issues.push({ nodeId: edge.source, field: `edges[${index}].sourceHandle`, message: 'Only edges leaving a Condition take a sourceHandle' });
+    if (edge.sourceHandle && byId.get(edge.source)?.type !== 'Condition')
+      issues.push({ nodeId: edge.source, field: `edges[${index}].sourceHandle`, message: 'Only edges leaving a Condition take a sourceHandle' });
   });
   const graph = graphOf(flow);
   if (graph.cycle) issues.push({ nodeId: graph.cycle[0], field: 'edges', message: `The edges form a cycle through ${graph.cycle.join(', ')}` });
@@ -113,10 +121,12 @@ export function validateFlow(flow: Flow): FlowIssue[] {
       const field = `nodes[${index}].data.${reference.field}`;
       const target = byId.get(reference.node);
       if (!target) issues.push({ nodeId: node.id, field, message: `{{${reference.node}.${reference.output}}} names no node of the flow` });
-      else if (!graph.cycle && !ancestors.has(reference.node)) issues.push({ nodeId: node.id, field, message: `{{${reference.node}.${reference.output}}} names a node that is not upstream of ${node.id}` });
+      else if (!graph.cycle && !ancestors.has(reference.node))
+        issues.push({ nodeId: node.id, field, message: `{{${reference.node}.${reference.output}}} names a node that is not upstream of ${node.id}` });
       else {
         const outputs = componentOf(target.type)?.outputs;
-        if (outputs && !outputs.includes(reference.output)) issues.push({ nodeId: node.id, field, message: `${target.type} ${reference.node} has no output ${reference.output} (it has ${outputs.join(', ')})` });
+        if (outputs && !outputs.includes(reference.output))
+          issues.push({ nodeId: node.id, field, message: `${target.type} ${reference.node} has no output ${reference.output} (it has ${outputs.join(', ')})` });
       }
     }
   });

@@ -10,7 +10,13 @@ export function signWebhook(secret: string, messageId: string, timestamp: number
 }
 
 /** What a receiver does: checks one of the space-separated signatures and the timestamp's age. */
-export function verifyWebhook(secret: string, headers: Record<string, string | string[] | undefined>, body: string, toleranceSeconds = 300, now = Date.now()): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  toleranceSeconds = 300,
+  now = Date.now(),
+): boolean {
   const id = String(headers['webhook-id'] ?? '');
   const timestamp = Number(headers['webhook-timestamp']);
   if (!id || !Number.isFinite(timestamp) || Math.abs(now / 1000 - timestamp) > toleranceSeconds) return false;

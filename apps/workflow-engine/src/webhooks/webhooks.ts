@@ -35,7 +35,11 @@ export class Webhooks {
   async enqueue(workflowId: string, url: string | undefined, type: string, body: Record<string, unknown>): Promise<void> {
     if (!url) return;
     const messageId = `msg_${randomUUID()}`;
-    await this.queue.add(type, { workflowId, url, messageId, type, body }, { jobId: messageId, attempts: this.options.maxAttempts, backoff: { type: 'exponential', delay: this.options.retryDelayMs } });
+    await this.queue.add(
+      type,
+      { workflowId, url, messageId, type, body },
+      { jobId: messageId, attempts: this.options.maxAttempts, backoff: { type: 'exponential', delay: this.options.retryDelayMs } },
+    );
   }
 
   /** The one outbound call of callbacks. */

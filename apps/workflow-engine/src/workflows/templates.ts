@@ -23,9 +23,25 @@ export const TEMPLATES: readonly ShippedTemplate[] = [
     tags: ['cms', 'llm', 'content'],
     flow: {
       nodes: [
-        { id: 'draft', type: 'LLMNode', position: at(0, 0), data: { prompt: 'Write a short article about open agent platforms.' }, retry: { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 1000 } },
-        { id: 'title', type: 'LLMNode', position: at(300, 0), data: { prompt: 'Write a one-line title for this article:\n{{draft.completion}}', maxTokens: 32 } },
-        { id: 'publish', type: 'EntityCreate', position: at(600, 0), data: { bundle: 'article', fields: { title: '{{title.completion}}', body: { value: '{{draft.completion}}', format: 'basic_html' }, status: false } } },
+        {
+          id: 'draft',
+          type: 'LLMNode',
+          position: at(0, 0),
+          data: { prompt: 'Write a short article about open agent platforms.' },
+          retry: { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 1000 },
+        },
+        {
+          id: 'title',
+          type: 'LLMNode',
+          position: at(300, 0),
+          data: { prompt: 'Write a one-line title for this article:\n{{draft.completion}}', maxTokens: 32 },
+        },
+        {
+          id: 'publish',
+          type: 'EntityCreate',
+          position: at(600, 0),
+          data: { bundle: 'article', fields: { title: '{{title.completion}}', body: { value: '{{draft.completion}}', format: 'basic_html' }, status: false } },
+        },
       ],
       edges: [
         { source: 'draft', target: 'title' },
@@ -43,7 +59,12 @@ export const TEMPLATES: readonly ShippedTemplate[] = [
       nodes: [
         { id: 'question', type: 'Merge', position: at(0, 0), data: { inputs: { text: 'What does the workflow engine do?' } } },
         { id: 'retrieve', type: 'VectorSearch', position: at(300, 0), data: { query: '{{question.merged.text}}', collection: 'docs', topK: 3 } },
-        { id: 'answer', type: 'LLMNode', position: at(600, 0), data: { prompt: 'Answer from this context only.\nContext:\n{{retrieve.context}}\n\nQuestion: {{question.merged.text}}' } },
+        {
+          id: 'answer',
+          type: 'LLMNode',
+          position: at(600, 0),
+          data: { prompt: 'Answer from this context only.\nContext:\n{{retrieve.context}}\n\nQuestion: {{question.merged.text}}' },
+        },
       ],
       edges: [
         { source: 'question', target: 'retrieve' },
@@ -61,8 +82,19 @@ export const TEMPLATES: readonly ShippedTemplate[] = [
     flow: {
       nodes: [
         { id: 'servers', type: 'MCPServerQuery', position: at(0, 0), data: { capability: 'echo' } },
-        { id: 'call', type: 'MCPToolCall', position: at(300, 0), data: { tool: 'echo', params: { message: 'hello from the workflow engine' } }, retry: { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 500 } },
-        { id: 'summary', type: 'LLMNode', position: at(600, 0), data: { prompt: 'In one sentence, say what the tool answered ({{servers.total}} servers offer it):\n{{call.text}}' } },
+        {
+          id: 'call',
+          type: 'MCPToolCall',
+          position: at(300, 0),
+          data: { tool: 'echo', params: { message: 'hello from the workflow engine' } },
+          retry: { enabled: true, maxAttempts: 3, backoff: 'exponential', initialDelay: 500 },
+        },
+        {
+          id: 'summary',
+          type: 'LLMNode',
+          position: at(600, 0),
+          data: { prompt: 'In one sentence, say what the tool answered ({{servers.total}} servers offer it):\n{{call.text}}' },
+        },
       ],
       edges: [
         { source: 'servers', target: 'call' },

@@ -24,7 +24,14 @@ export class WorkflowsRepository {
     const insert = this.db.workflow.create({ data: { ...rest, flow: flow as object } });
     if (!workflow.templateId) return insert;
     return this.db
-      .$transaction([insert, this.db.template.upsert({ where: { id: workflow.templateId }, create: { id: workflow.templateId, usageCount: 1 }, update: { usageCount: { increment: 1 } } })])
+      .$transaction([
+        insert,
+        this.db.template.upsert({
+          where: { id: workflow.templateId },
+          create: { id: workflow.templateId, usageCount: 1 },
+          update: { usageCount: { increment: 1 } },
+        }),
+      ])
       .then(([created]) => created);
   }
 
@@ -34,14 +41,21 @@ export class WorkflowsRepository {
 
   async page(filters: { category?: string; complexity?: string }, limit: number, offset: number) {
     const where = { status: 'active', ...(filters.category && { category: filters.category }), ...(filters.complexity && { complexity: filters.complexity }) };
-    const [rows, total] = await Promise.all([this.db.workflow.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }), this.db.workflow.count({ where })]);
+    const [rows, total] = await Promise.all([
+      this.db.workflow.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
+      this.db.workflow.count({ where }),
+    ]);
     return { rows, total };
   }
 
   /** Mean duration (ms) of each workflow's completed runs. */
   async learntDurations(workflowIds: string[]): Promise<Map<string, number>> {
     if (!workflowIds.length) return new Map();
-    const groups = await this.db.execution.groupBy({ by: ['workflowId'], where: { workflowId: { in: workflowIds }, status: 'completed' }, _avg: { durationMs: true } });
+    const groups = await this.db.execution.groupBy({
+      by: ['workflowId'],
+      where: { workflowId: { in: workflowIds }, status: 'completed' },
+      _avg: { durationMs: true },
+    });
     return new Map(groups.filter((group) => group._avg.durationMs !== null).map((group) => [group.workflowId, group._avg.durationMs as number]));
   }
 

@@ -9,7 +9,8 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService, befo
       method: 'get',
       path: '/workflows/catalog',
       summary: 'The catalog of stored workflows',
-      description: '`estimatedDuration` (seconds) is the mean of the workflow\'s completed runs, or its critical path of typical component times before it has run. `tags` adds the component groups used.',
+      description:
+        "`estimatedDuration` (seconds) is the mean of the workflow's completed runs, or its critical path of typical component times before it has run. `tags` adds the component groups used.",
       tags: ['workflows'],
       access: { permission: 'workflows:read' },
       before,
@@ -31,7 +32,8 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService, befo
       method: 'post',
       path: '/workflows',
       summary: 'Create a workflow',
-      description: 'The flow is validated before it is stored; each issue names the node and the field (`details.issues[].nodeId`, `path`). Give `templateId` to start from a shipped template.',
+      description:
+        'The flow is validated before it is stored; each issue names the node and the field (`details.issues[].nodeId`, `path`). Give `templateId` to start from a shipped template.',
       tags: ['workflows'],
       access: { permission: 'workflows:write' },
       before,

@@ -29,7 +29,10 @@ export class WorkflowsService {
 
   async create(request: CreateWorkflowRequest, createdBy: string) {
     const template = request.templateId ? TEMPLATES.find((candidate) => candidate.id === request.templateId) : undefined;
-    if (request.templateId && !template) throw badRequest(`Unknown template ${request.templateId}`, { issues: [{ path: 'body.templateId', message: `Known templates: ${TEMPLATES.map((t) => t.id).join(', ')}`, code: 'invalid_value' }] });
+    if (request.templateId && !template)
+      throw badRequest(`Unknown template ${request.templateId}`, {
+        issues: [{ path: 'body.templateId', message: `Known templates: ${TEMPLATES.map((t) => t.id).join(', ')}`, code: 'invalid_value' }],
+      });
     const flow = (request.flow ?? template?.flow) as Flow;
     assertValidFlow(flow);
     const secret = newWebhookSecret();

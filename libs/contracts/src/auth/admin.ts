@@ -8,7 +8,10 @@ export const CreateUserRequest = z
     password: z.string().min(12, 'passwords have at least 12 characters').max(1024),
     email: z.email().max(320).optional(),
     name: z.string().max(200).optional(),
-    roles: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/)).max(20).default(['user']),
+    roles: z
+      .array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/))
+      .max(20)
+      .default(['user']),
     permissions: z.array(Permission).max(100).default([]),
   })
   .strict();
@@ -52,7 +55,14 @@ export const ApiKey = z.object({
 export const IssuedApiKey = ApiKey.extend({ key: z.string() });
 export const ApiKeyList = z.object({ apiKeys: z.array(ApiKey), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export const RotateApiKeyRequest = z
-  .object({ gracePeriodSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(0) })
+  .object({
+    gracePeriodSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3600)
+      .default(0),
+  })
   .strict();
 
 export const SigningKeyInfo = z.object({

@@ -7,7 +7,10 @@ export const AuthorizeQuery = z.object({
   provider: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'a provider name is lowercase letters, digits and hyphens'),
   redirect_uri: httpUrl.optional(),
   client_id: bounded(128).optional(),
-  state: z.string().regex(/^[A-Za-z0-9._~-]{16,512}$/, 'state is 16 to 512 unreserved characters').optional(),
+  state: z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]{16,512}$/, 'state is 16 to 512 unreserved characters')
+    .optional(),
   code_challenge: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'code_challenge is base64url(SHA-256(verifier)), 43 characters'),
   code_challenge_method: z.string().default('S256'),
   scope: z.string().max(512).optional(),
@@ -76,7 +79,10 @@ export const ConfigureProviderRequest = z.object({
       clientID: bounded(256),
       clientSecret: bounded(1024),
       callbackURL: httpUrl,
-      scopes: z.array(z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/)).max(20).optional(),
+      scopes: z
+        .array(z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/))
+        .max(20)
+        .optional(),
     })
     .strict(),
 });

@@ -9,7 +9,12 @@ import { PageQuery } from '../paging';
 const PLAIN_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const plain = (max: number) => z.string().min(1).max(max).regex(PLAIN_TEXT, 'no control characters');
 // eslint-disable-next-line no-control-regex
-const text = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000]*$/, 'no NUL characters');
+const text = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000]*$/, 'no NUL characters');
 const httpUrl = z
   .string()
   .max(2048)
@@ -27,13 +32,27 @@ export const Deployer = z.enum(['none', 'kubernetes']);
 export const DeploymentRequest = z
   .object({
     /** Container image (kubernetes); default the manifest's `runtime.image`, else GATEWAY_DEFAULT_IMAGE. */
-    image: z.string().min(1).max(512).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/:@]*$/, 'an image reference').optional(),
+    image: z
+      .string()
+      .min(1)
+      .max(512)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/:@]*$/, 'an image reference')
+      .optional(),
     /** The port the agent listens on (kubernetes). */
     port: z.number().int().min(1).max(65535).default(8080),
     replicas: z.number().int().min(0).max(50).default(1),
     /** Where the agent already runs (deployer `none`): the mesh delivers tasks there. */
     endpoint: httpUrl.optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(4096)).refine(small(16_384), 'at most 16 KiB').default({}),
+    env: z
+      .record(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .max(128),
+        z.string().max(4096),
+      )
+      .refine(small(16_384), 'at most 16 KiB')
+      .default({}),
   })
   .strict();
 export type DeploymentRequest = z.infer<typeof DeploymentRequest>;
@@ -115,7 +134,13 @@ export const ReplyBody = z
   .object({ output: z.unknown().optional(), error: text(2000).optional() })
   .strict()
   .refine((body) => small(1024 * 1024)(body.output), { path: ['output'], message: 'at most 1 MiB' });
-export const ReplyParams = z.object({ token: z.string().min(10).max(400).regex(/^[A-Za-z0-9._-]+$/) });
+export const ReplyParams = z.object({
+  token: z
+    .string()
+    .min(10)
+    .max(400)
+    .regex(/^[A-Za-z0-9._-]+$/),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Workflows
@@ -161,15 +186,33 @@ export const WorkflowExecution = z.object({ workflowId: z.string(), target: z.st
 // CMS
 export const CmsContentBody = z
   .object({
-    type: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, 'a content type such as article or page'),
+    type: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[a-z][a-z0-9_]*$/, 'a content type such as article or page'),
     title: text(255),
     body: text(100_000).optional(),
     status: z.enum(['draft', 'published']).default('draft'),
-    fields: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/).max(64), z.unknown()).refine(small(64 * 1024), 'at most 64 KiB').default({}),
+    fields: z
+      .record(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9_]*$/)
+          .max(64),
+        z.unknown(),
+      )
+      .refine(small(64 * 1024), 'at most 64 KiB')
+      .default({}),
   })
   .strict();
 export const CmsContentQuery = PageQuery.extend({
-  type: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/).default('article'),
+  type: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .default('article'),
   status: z.enum(['draft', 'published']).optional(),
 }).strict();
 export const CmsItem = z.object({ id: z.string(), type: z.string(), attributes: z.record(z.string(), z.unknown()) }).meta({ id: 'GatewayCmsItem' });
@@ -178,19 +221,43 @@ export const CmsUserBody = z
   .object({
     name: z.string().min(1).max(60).regex(PLAIN_TEXT),
     mail: z.email().max(254),
-    roles: z.array(z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/)).max(20).default([]),
+    roles: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[a-z][a-z0-9_]*$/),
+      )
+      .max(20)
+      .default([]),
     status: z.boolean().default(true),
   })
   .strict();
 export const CmsUserQuery = PageQuery.strict();
-export const SitePageSpec = z.object({ title: text(255), path: z.string().max(255).regex(/^\/[A-Za-z0-9/_-]*$/).optional(), prompt: text(4000).optional() }).strict();
+export const SitePageSpec = z
+  .object({
+    title: text(255),
+    path: z
+      .string()
+      .max(255)
+      .regex(/^\/[A-Za-z0-9/_-]*$/)
+      .optional(),
+    prompt: text(4000).optional(),
+  })
+  .strict();
 export const CreateSiteBody = z
   .object({
     name: plain(200),
     description: text(4000).optional(),
     pages: z.array(SitePageSpec).min(1).max(100),
     /** A capability an agent in the mesh serves to write each page; without it pages get their prompt as body. */
-    capability: z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/).optional(),
+    capability: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
+      .optional(),
   })
   .strict();
 export const SiteJobStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -216,7 +283,12 @@ export const CreateSessionBody = z
     name: plain(200),
     repository: httpUrl.optional(),
     /** The mesh capability of the coding agent that runs the session's tasks. */
-    capability: z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/).default('coding'),
+    capability: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
+      .default('coding'),
   })
   .strict();
 export const StudioTaskStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -253,31 +325,70 @@ export const CreateTaskBody = z.object({ instruction: text(20_000) }).strict();
 // SCM
 export const CreatePipelineBody = z
   .object({
-    project: z.string().min(1).max(255).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'a project path such as group/name'),
-    ref: z.string().min(1).max(255).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'a branch or tag'),
-    variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(4096)).refine(small(16_384), 'at most 16 KiB').default({}),
+    project: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'a project path such as group/name'),
+    ref: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'a branch or tag'),
+    variables: z
+      .record(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .max(128),
+        z.string().max(4096),
+      )
+      .refine(small(16_384), 'at most 16 KiB')
+      .default({}),
   })
   .strict();
 export const PipelineQuery = PageQuery.extend({
-  project: z.string().min(1).max(255).regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/),
+  project: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/),
   status: z.enum(['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual']).optional(),
 }).strict();
-export const Pipeline = z.object({ id: z.number(), project: z.string(), ref: z.string(), status: z.string(), webUrl: z.string().nullable(), createdAt: z.string().nullable() }).meta({ id: 'GatewayPipeline' });
+export const Pipeline = z
+  .object({ id: z.number(), project: z.string(), ref: z.string(), status: z.string(), webUrl: z.string().nullable(), createdAt: z.string().nullable() })
+  .meta({ id: 'GatewayPipeline' });
 export const PipelinePage = z.object({ items: z.array(Pipeline), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export const PackageQuery = PageQuery.extend({
   /** `group/<path>` or `project/<path>`; a bare path means a project. */
-  scope: z.string().min(1).max(255).regex(/^((group|project)\/)?[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'group/<path>, project/<path> or a project path'),
+  scope: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^((group|project)\/)?[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'group/<path>, project/<path> or a project path'),
   package_type: z.enum(['npm', 'maven', 'pypi', 'generic', 'conan', 'nuget', 'composer', 'helm', 'golang']).optional(),
 }).strict();
-export const Package = z.object({ id: z.number(), name: z.string(), version: z.string(), packageType: z.string(), createdAt: z.string().nullable() }).meta({ id: 'GatewayPackage' });
+export const Package = z
+  .object({ id: z.number(), name: z.string(), version: z.string(), packageType: z.string(), createdAt: z.string().nullable() })
+  .meta({ id: 'GatewayPackage' });
 export const PackagePage = z.object({ scope: z.string(), items: z.array(Package), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
 // ---------------------------------------------------------------------------------------------
 // Discovery
 export const DiscoverQuery = z
   .object({
-    capability: z.string().min(1).max(128).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/).optional(),
-    framework: z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional(),
+    capability: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
+      .optional(),
+    framework: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)
+      .optional(),
     limit: z.coerce.number().int().min(1).max(500).default(50),
   })
   .strict();

@@ -62,8 +62,10 @@ export const RegisterConnectionRequest = z
     if (!URL.canParse(endpoint.url)) return;
     const scheme = new URL(endpoint.url).protocol;
     const allowed = protocol === 'http' ? ['http:', 'https:'] : ['ws:', 'wss:'];
-    if (!allowed.includes(scheme)) ctx.addIssue({ code: 'custom', path: ['endpoint', 'url'], message: `a ${protocol} connection needs a ${allowed.join(' or ')} url` });
-    if (endpoint.command || endpoint.args) ctx.addIssue({ code: 'custom', path: ['endpoint', 'command'], message: `a ${protocol} connection takes no command` });
+    if (!allowed.includes(scheme))
+      ctx.addIssue({ code: 'custom', path: ['endpoint', 'url'], message: `a ${protocol} connection needs a ${allowed.join(' or ')} url` });
+    if (endpoint.command || endpoint.args)
+      ctx.addIssue({ code: 'custom', path: ['endpoint', 'command'], message: `a ${protocol} connection takes no command` });
   });
 export type RegisterConnectionRequest = z.infer<typeof RegisterConnectionRequest>;
 
@@ -123,7 +125,12 @@ export const CapabilityDetail = z.object({ name: z.string(), description: z.stri
 export const ConnectionDetail = ConnectionListItem.omit({ capabilities: true, health: true, metrics: true }).extend({
   capabilities: z.array(CapabilityDetail),
   capacity: z.number().int(),
-  health: ListHealth.extend({ checksPerformed: z.number().int(), failedChecks: z.number().int(), responseTime: z.number().nullable(), lastError: z.string().nullable() }),
+  health: ListHealth.extend({
+    checksPerformed: z.number().int(),
+    failedChecks: z.number().int(),
+    responseTime: z.number().nullable(),
+    lastError: z.string().nullable(),
+  }),
   metrics: z.object({
     totalRequests: z.number().int(),
     successRate: z.number(),

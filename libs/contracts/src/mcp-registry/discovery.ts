@@ -14,9 +14,7 @@ export const DiscoverRequest = z.object({
       minUptime: z.number().int().min(0).optional(),
     })
     .default({}),
-  loadBalancing: z
-    .object({ strategy: LoadBalancingStrategy.default('least-loaded'), maxConnections: z.number().int().min(1).max(1000).optional() })
-    .optional(),
+  loadBalancing: z.object({ strategy: LoadBalancingStrategy.default('least-loaded'), maxConnections: z.number().int().min(1).max(1000).optional() }).optional(),
 });
 
 export const DiscoverResponse = z.object({

@@ -45,7 +45,16 @@ export const RegistryImportResponse = z.object({
 
 export const LoadDistributionResponse = z.object({
   strategy: z.string(),
-  connections: z.array(z.object({ id: z.string(), name: z.string(), load: z.number(), activeRequests: z.number().int(), capacity: z.number().int(), requestsPerMinute: z.number() })),
+  connections: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      load: z.number(),
+      activeRequests: z.number().int(),
+      capacity: z.number().int(),
+      requestsPerMinute: z.number(),
+    }),
+  ),
   recommendations: z.array(z.object({ action: z.string(), reason: z.string(), suggestedConnections: z.array(z.string()) })),
 });
 

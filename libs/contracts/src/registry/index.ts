@@ -63,7 +63,11 @@ export type SearchQuery = z.infer<typeof SearchQuery>;
 /** The filters of `filters=` once read; each value is checked like the separate parameter. */
 export const SearchFilters = AgentFilters.extend({ certified: z.union([z.boolean(), QueryBoolean]).optional() }).strict();
 
-const httpUrl = z.string().url().max(2048).refine((value) => /^https?:\/\//.test(value), 'an http(s) URL');
+const httpUrl = z
+  .string()
+  .url()
+  .max(2048)
+  .refine((value) => /^https?:\/\//.test(value), 'an http(s) URL');
 
 /** Agent-level metadata (never the manifest): `PUT /agents/{namespace}/{name}`. `null` clears. */
 export const AgentUpdateBody = z
@@ -73,7 +77,15 @@ export const AgentUpdateBody = z
     homepage: httpUrl.nullable(),
     repository: httpUrl.nullable(),
     keywords: z.array(plain(63)).max(50),
-    compliance: z.array(z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase framework identifiers such as soc2, hipaa, iso-27001')).max(30),
+    compliance: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase framework identifiers such as soc2, hipaa, iso-27001'),
+      )
+      .max(30),
   })
   .partial()
   .strict()
@@ -181,9 +193,7 @@ export const CheckOutcome = z.enum(['pass', 'fail', 'warn', 'skip']);
 export const CertificationCheck = z.object({ id: z.string(), name: z.string(), outcome: CheckOutcome, message: z.string() });
 export type CertificationCheck = z.infer<typeof CertificationCheck>;
 
-export const CertificationRequestBody = z
-  .object({ version: SemanticVersion.optional().describe('the version to certify; default the latest') })
-  .strict();
+export const CertificationRequestBody = z.object({ version: SemanticVersion.optional().describe('the version to certify; default the latest') }).strict();
 export type CertificationRequestBody = z.infer<typeof CertificationRequestBody>;
 
 export const Certification = z
@@ -217,10 +227,7 @@ const isoDay = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD')
   .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'a real calendar day');
 
-export const AnalyticsQuery = z
-  .object({ from: isoDay.optional(), to: isoDay.optional() })
-  .strict()
-  .describe('UTC days, inclusive; default the last 30 days');
+export const AnalyticsQuery = z.object({ from: isoDay.optional(), to: isoDay.optional() }).strict().describe('UTC days, inclusive; default the last 30 days');
 export type AnalyticsQuery = z.infer<typeof AnalyticsQuery>;
 
 export const AnalyticsBucket = z.object({ day: z.string(), views: z.number().int(), downloads: z.number().int(), searchAppearances: z.number().int() });

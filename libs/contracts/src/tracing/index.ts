@@ -5,7 +5,12 @@ import { z } from 'zod';
  * tracing and evaluation"). OTLP bodies themselves are defined by opentelemetry-proto, not here.
  */
 // eslint-disable-next-line no-control-regex
-const plain = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters');
+const plain = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters');
 
 export const TraceId = z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits');
 export const SpanId = z.string().regex(/^[0-9a-f]{16}$/, '16 lowercase hex digits');
@@ -71,8 +76,14 @@ export const SpansQuery = z
     from: isoDate.optional(),
     to: isoDate.optional(),
     name: plain(1024).optional(),
-    status: z.enum(['UNSET', 'OK', 'ERROR', 'unset', 'ok', 'error']).transform((value) => value.toUpperCase() as z.infer<typeof SpanStatus>).optional(),
-    kind: z.enum(['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER', 'unspecified', 'internal', 'server', 'client', 'producer', 'consumer']).transform((value) => value.toUpperCase() as z.infer<typeof SpanKind>).optional(),
+    status: z
+      .enum(['UNSET', 'OK', 'ERROR', 'unset', 'ok', 'error'])
+      .transform((value) => value.toUpperCase() as z.infer<typeof SpanStatus>)
+      .optional(),
+    kind: z
+      .enum(['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER', 'unspecified', 'internal', 'server', 'client', 'producer', 'consumer'])
+      .transform((value) => value.toUpperCase() as z.infer<typeof SpanKind>)
+      .optional(),
     trace_id: TraceId.optional(),
   })
   .catchall(z.unknown());
@@ -101,7 +112,14 @@ export const Stats = z.object({
     buffer_capacity: z.number(),
   }),
   per_project: z.array(
-    z.object({ project: z.string(), spans: z.number(), traces: z.number(), error_rate: z.number(), p50_ms: z.number().nullable(), p95_ms: z.number().nullable() }),
+    z.object({
+      project: z.string(),
+      spans: z.number(),
+      traces: z.number(),
+      error_rate: z.number(),
+      p50_ms: z.number().nullable(),
+      p95_ms: z.number().nullable(),
+    }),
   ),
 });
 
@@ -117,7 +135,10 @@ export const RetentionConfigUpdate = z
   .object({
     retention_days: z.number().int().min(1).max(3650).optional(),
     max_spans_per_project: z.number().int().min(1).nullable().optional(),
-    project_span_caps: z.record(ProjectName, z.number().int().min(1)).refine((caps) => Object.keys(caps).length <= 1000, 'at most 1000 projects').optional(),
+    project_span_caps: z
+      .record(ProjectName, z.number().int().min(1))
+      .refine((caps) => Object.keys(caps).length <= 1000, 'at most 1000 projects')
+      .optional(),
   })
   .strict();
 
@@ -186,7 +207,15 @@ export const CreateDataset = z.object({
   data: z.array(Example).min(1).max(10_000),
 });
 export const Dataset = z
-  .object({ id: z.string(), name: z.string(), version: z.number(), description: z.string().nullable(), example_count: z.number(), created_at: z.string(), data: z.array(Example).optional() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: z.number(),
+    description: z.string().nullable(),
+    example_count: z.number(),
+    created_at: z.string(),
+    data: z.array(Example).optional(),
+  })
   .meta({ id: 'Dataset' });
 export const DatasetQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),

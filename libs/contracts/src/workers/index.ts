@@ -181,10 +181,15 @@ export const OrphanedRun = z.object({
   workflow_id: z.string().uuid(),
   name: z.string(),
   state: RunState,
-  orphaned_steps: z.array(z.object({ step: z.string(), task_id: z.string().uuid(), attempt: z.number().int(), worker: z.string().nullable(), lease_expired_at: z.string() })),
+  orphaned_steps: z.array(
+    z.object({ step: z.string(), task_id: z.string().uuid(), attempt: z.number().int(), worker: z.string().nullable(), lease_expired_at: z.string() }),
+  ),
 });
 export const OrphanedPage = z.object({ items: z.array(OrphanedRun), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
-export const RecoverResult = z.object({ recovered: z.number().int(), steps: z.array(z.object({ workflow_id: z.string().uuid(), step: z.string(), attempt: z.number().int() })) });
+export const RecoverResult = z.object({
+  recovered: z.number().int(),
+  steps: z.array(z.object({ workflow_id: z.string().uuid(), step: z.string(), attempt: z.number().int() })),
+});
 
 export const WorkerStatus = z.object({
   id: z.string(),
@@ -220,11 +225,24 @@ export const SlowTask = z.object({
   attempt: z.number().int(),
   duration_ms: z.number().int(),
 });
-export const SlowPage = z.object({ items: z.array(SlowTask), total: z.number().int(), limit: z.number().int(), offset: z.number().int(), threshold_ms: z.number().int() });
+export const SlowPage = z.object({
+  items: z.array(SlowTask),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  threshold_ms: z.number().int(),
+});
 
 export const TaskParams = z.object({ task_id: z.string().uuid() });
 export const TaskRetryQuery = z.object({ timeout: z.coerce.number().int().min(1).max(86_400).optional() });
-export const TaskRetried = z.object({ task_id: z.string().uuid(), workflow_id: z.string().uuid(), step: z.string(), attempt: z.number().int(), state: StepState, timeout_s: z.number().int().nullable() });
+export const TaskRetried = z.object({
+  task_id: z.string().uuid(),
+  workflow_id: z.string().uuid(),
+  step: z.string(),
+  attempt: z.number().int(),
+  state: StepState,
+  timeout_s: z.number().int().nullable(),
+});
 
 export const TaskTypeParams = z.object({ type: StepType });
 export const TaskTypeBody = z.object({ timeout: z.number().int().min(1).max(86_400) }).strict();

@@ -83,7 +83,10 @@ export const WorkflowCreated = z.object({
 
 export const WorkflowParams = z.object({ workflowId: z.string().uuid() });
 
-export const CatalogQuery = PageQuery.extend({ category: z.string().max(64).optional(), complexity: z.enum(['simple', 'intermediate', 'advanced']).optional() });
+export const CatalogQuery = PageQuery.extend({
+  category: z.string().max(64).optional(),
+  complexity: z.enum(['simple', 'intermediate', 'advanced']).optional(),
+});
 export const CatalogEntry = z.object({
   id: z.string(),
   name: z.string(),
@@ -108,7 +111,11 @@ export const Template = z.object({
 });
 export const TemplatesResponse = z.object({ templates: z.array(Template) });
 
-const CallbackUrl = z.string().url().max(2048).regex(/^https?:\/\//, 'an http or https URL');
+const CallbackUrl = z
+  .string()
+  .url()
+  .max(2048)
+  .regex(/^https?:\/\//, 'an http or https URL');
 
 export const ExecuteRequest = z.object({
   /** Keyed by node id: values merged over that node's `data`. */
@@ -163,7 +170,10 @@ export type Execution = z.infer<typeof Execution>;
 export const ExecutionParams = z.object({ executionId: z.string().uuid() });
 
 export const BatchRequest = z.object({
-  inputs: z.array(z.record(z.string(), z.record(z.string(), z.unknown()))).min(1).max(1000),
+  inputs: z
+    .array(z.record(z.string(), z.record(z.string(), z.unknown())))
+    .min(1)
+    .max(1000),
   options: z
     .object({
       concurrency: z.number().int().min(1).max(50).default(5),
@@ -192,7 +202,17 @@ export const EngineHealth = z.object({
 });
 
 /** Stream messages of `/executions/{id}/stream` and `/batches/{id}/stream`. */
-export const StreamEventType = z.enum(['node-started', 'node-completed', 'node-failed', 'node-retrying', 'node-skipped', 'workflow-completed', 'workflow-failed', 'batch-progress', 'batch-completed']);
+export const StreamEventType = z.enum([
+  'node-started',
+  'node-completed',
+  'node-failed',
+  'node-retrying',
+  'node-skipped',
+  'workflow-completed',
+  'workflow-failed',
+  'batch-progress',
+  'batch-completed',
+]);
 
 export const CollectionParams = z.object({ collection: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/) });
 export const UpsertDocumentsRequest = z.object({

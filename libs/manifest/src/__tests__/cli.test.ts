@@ -46,7 +46,10 @@ describe('agent-manifest CLI', () => {
     expect(loose.stdout).toMatch(/warning {2}\$\.metadata\.identity\.checksum .*RFC 8785 canonical JSON.*\[manifest\.metadata\.identity\.checksum\.mismatch\]/);
     const strict = run(['validate', '--strict', '--json', file]);
     expect(strict.status).toBe(1);
-    expect(JSON.parse(strict.stdout).files[0]).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch' })] });
+    expect(JSON.parse(strict.stdout).files[0]).toMatchObject({
+      valid: false,
+      errors: [expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch' })],
+    });
   });
 
   it('prints a JSON report with --json', () => {
@@ -56,7 +59,11 @@ describe('agent-manifest CLI', () => {
     expect(report.valid).toBe(false);
     expect(report.files).toEqual([
       expect.objectContaining({ file: good, valid: true, format: 'yaml', schemaVersion: '0.4.7', errors: [] }),
-      expect.objectContaining({ file: bad, valid: false, errors: [expect.objectContaining({ code: 'manifest.metadata.name.pattern', path: '$.metadata.name' })] }),
+      expect.objectContaining({
+        file: bad,
+        valid: false,
+        errors: [expect.objectContaining({ code: 'manifest.metadata.name.pattern', path: '$.metadata.name' })],
+      }),
     ]);
   });
 

@@ -18,7 +18,10 @@ function expectations(file: string): Expected {
   return { errors: pick('expect'), warnings: pick('expect-warning'), unverified: pick('expect-unverified') };
 }
 
-const files = (dir: string) => readdirSync(join(CORPUS, dir)).filter((f) => MANIFEST.test(f)).sort();
+const files = (dir: string) =>
+  readdirSync(join(CORPUS, dir))
+    .filter((f) => MANIFEST.test(f))
+    .sort();
 const described = (issues: { code: string; path: string }[]) => issues.map((i) => `${i.code} @ ${i.path}`).sort();
 
 describe('manifest corpus', () => {

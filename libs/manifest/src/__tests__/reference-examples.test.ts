@@ -30,7 +30,9 @@ const INVALID: Record<string, string[]> = {
 const FULL_IDENTITY = 'agent-manifests/v0.4-identity-security-protocols-full.ossa.yaml';
 const UNVERIFIED: Record<string, string[]> = { [FULL_IDENTITY]: ['manifest.metadata.identity.checksum.mismatch @ $.metadata.identity.checksum'] };
 
-const examples = walk(EXAMPLES).map((file) => relative(EXAMPLES, file)).sort();
+const examples = walk(EXAMPLES)
+  .map((file) => relative(EXAMPLES, file))
+  .sort();
 
 describe('reference examples (apiVersion rewritten to std/v)', () => {
   it('finds the examples', () => {

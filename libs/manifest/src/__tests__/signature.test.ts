@@ -45,9 +45,7 @@ describe.each(KEYS)('x-signature %s', (type, generate) => {
     signed.metadata.description = 'changed';
     const result = validateManifest(signed, { strict: true });
     expect(result.valid).toBe(false);
-    expect(result.errors).toEqual([
-      expect.objectContaining({ code: 'manifest.metadata.x-signature.value.mismatch', path: '$.metadata["x-signature"].value' }),
-    ]);
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'manifest.metadata.x-signature.value.mismatch', path: '$.metadata["x-signature"].value' })]);
   });
 
   it('rejects a signature checked against another key (strict)', () => {
@@ -61,7 +59,9 @@ describe.each(KEYS)('x-signature %s', (type, generate) => {
     signed.metadata.description = 'changed';
     const result = validateManifest(signed);
     expect(result).toMatchObject({ valid: true, errors: [] });
-    expect(result.warnings).toEqual([expect.objectContaining({ code: 'manifest.metadata.x-signature.value.mismatch', message: expect.stringMatching(/RFC 8785 canonical JSON/) })]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ code: 'manifest.metadata.x-signature.value.mismatch', message: expect.stringMatching(/RFC 8785 canonical JSON/) }),
+    ]);
   });
 
   it('is unaffected by key order and formatting (RFC 8785)', () => {
@@ -77,7 +77,10 @@ describe('x-signature encodings and key checks', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const document = manifest();
     const value = sign(null, Buffer.from(canonicalJson(document)), privateKey).toString('base64');
-    const signed = { ...document, metadata: { ...document.metadata, 'x-signature': { type: 'Ed25519', value, publicKey: publicKey.export({ format: 'pem', type: 'spki' }).toString() } } };
+    const signed = {
+      ...document,
+      metadata: { ...document.metadata, 'x-signature': { type: 'Ed25519', value, publicKey: publicKey.export({ format: 'pem', type: 'spki' }).toString() } },
+    };
     expect(canonicalJson(withoutSignature(signed))).toBe(canonicalJson(document));
     expect(validateManifest(signed).valid).toBe(true);
   });
@@ -95,7 +98,10 @@ describe('x-signature encodings and key checks', () => {
   it('signs with a PEM private key and leaves the input untouched', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const document = manifest();
-    const signed = signManifest(document, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), 'Ed25519', { timestamp: '2026-03-01T12:00:00Z', issuer: 'did:web:example.org' });
+    const signed = signManifest(document, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), 'Ed25519', {
+      timestamp: '2026-03-01T12:00:00Z',
+      issuer: 'did:web:example.org',
+    });
     expect(document.metadata).not.toHaveProperty('x-signature');
     expect(signed.metadata['x-signature']).toMatchObject({ type: 'Ed25519', timestamp: '2026-03-01T12:00:00Z', issuer: 'did:web:example.org' });
     expect(validateManifest(signed)).toMatchObject({ valid: true, errors: [], warnings: [] });
@@ -116,19 +122,28 @@ describe('x-signature encodings and key checks', () => {
   it('refuses an unreadable public key and a value that is not base64 (strict)', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const signed = signManifest(manifest(), privateKey, 'Ed25519');
-    expect(codes(validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], publicKey: 'AAAA' } } }, { strict: true }))).toEqual([
-      'manifest.metadata.x-signature.publicKey.invalid',
-    ]);
-    expect(codes(validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], value: '%%%' } } }, { strict: true }))).toEqual([
-      'manifest.metadata.x-signature.value.base64',
-    ]);
+    expect(
+      codes(
+        validateManifest(
+          { ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], publicKey: 'AAAA' } } },
+          { strict: true },
+        ),
+      ),
+    ).toEqual(['manifest.metadata.x-signature.publicKey.invalid']);
+    expect(
+      codes(
+        validateManifest({ ...signed, metadata: { ...signed.metadata, 'x-signature': { ...signed.metadata['x-signature'], value: '%%%' } } }, { strict: true }),
+      ),
+    ).toEqual(['manifest.metadata.x-signature.value.base64']);
   });
 
   it.each(['jwt', 'vc', 'did'])('warns that a %s signature is not verified, and stays valid', (type) => {
     const document = { ...manifest(), metadata: { ...manifest().metadata, 'x-signature': { type, value: 'eyJ.e30.sig', publicKey: 'did:example:123#key-1' } } };
     const result = validateManifest(document);
     expect(result.valid).toBe(true);
-    expect(result.warnings).toEqual([expect.objectContaining({ code: 'manifest.metadata.x-signature.type.unsupported', path: '$.metadata["x-signature"].type' })]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ code: 'manifest.metadata.x-signature.type.unsupported', path: '$.metadata["x-signature"].type' }),
+    ]);
   });
 });
 
@@ -164,7 +179,9 @@ describe('identity.checksum', () => {
     const result = validateManifest(document);
     expect(result).toMatchObject({ valid: true, errors: [] });
     expect(result.warnings).toEqual([expect.objectContaining({ code: 'manifest.metadata.identity.checksum.mismatch' })]);
-    expect(result.warnings[0].message).toMatch(/sha256 over the UTF-8 of the RFC 8785 canonical JSON of the manifest without metadata\["x-signature"\] and without metadata.identity.checksum/);
+    expect(result.warnings[0].message).toMatch(
+      /sha256 over the UTF-8 of the RFC 8785 canonical JSON of the manifest without metadata\["x-signature"\] and without metadata.identity.checksum/,
+    );
   });
 
   it('stays valid when signed after the checksum is set: the signature covers the checksum', () => {

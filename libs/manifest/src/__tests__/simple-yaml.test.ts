@@ -35,7 +35,7 @@ const SNIPPETS: [string, boolean][] = [
   ['a: 1\nb: -2\nc: +3\nd: 1.5\ne: .5\nf: 1e3\ng: 1.\nh: 007\n', true],
   ['a: true\nb: False\nc: TRUE\nd: yes\ne: no\nf: on\ng: null\nh: ~\ni: Null\nj:\n', true],
   ['a: 1.0.0\nb: 2026-01-01T00:00:00Z\nc: 12:30\nd: http://x.org/a?b=c#frag\ne: a#b\nf: -foo\n', true],
-  ['a: x # comment\nb: "q # not a comment" # comment\nc: \'it\'\'s\'\n# full line\n  # indented comment\n', true],
+  ["a: x # comment\nb: \"q # not a comment\" # comment\nc: 'it''s'\n# full line\n  # indented comment\n", true],
   ['a: "esc \\" \\\\ \\n \\u00e9 \\/"\nb: \'\'\nc: ""\n', true],
   ['---\na:\n  b:\n    - 1\n    - x: 1\n      y: [\n', false],
   ['---\nk:\n  - a\n  -\n  - b: 1\n    c:\n      - d\n  - - n1\n    - n2\nz: 0\n', true],

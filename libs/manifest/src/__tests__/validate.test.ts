@@ -33,7 +33,9 @@ describe('validateManifest input', () => {
   });
 
   it('keeps YAML 1.2 scalars as written: dates and yes/no stay strings', () => {
-    const result = validateManifest('apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: hello\n  status: revoked\n  revoked_at: 2026-03-01T12:00:00Z\n  labels:\n    on: yes\n');
+    const result = validateManifest(
+      'apiVersion: std/v0.4.7\nkind: Agent\nmetadata:\n  name: hello\n  status: revoked\n  revoked_at: 2026-03-01T12:00:00Z\n  labels:\n    on: yes\n',
+    );
     expect(result).toMatchObject({ valid: true, errors: [], warnings: [] });
     expect(result.manifest?.metadata.revoked_at).toBe('2026-03-01T12:00:00Z');
   });
@@ -77,7 +79,11 @@ describe('issues', () => {
   });
 
   it('report every problem at once, each with its own path', () => {
-    const errors = errorsOf({ kind: 'Bot', metadata: { name: 'ok', identity: { agent_id: 'x', owner: 'me', team: 'y' } }, security: { threat_model: [{ category: 'custom' }, { category: 'x' }] } });
+    const errors = errorsOf({
+      kind: 'Bot',
+      metadata: { name: 'ok', identity: { agent_id: 'x', owner: 'me', team: 'y' } },
+      security: { threat_model: [{ category: 'custom' }, { category: 'x' }] },
+    });
     expect(errors.map((e) => `${e.code} @ ${e.path}`)).toEqual([
       'manifest.apiVersion.required @ $.apiVersion',
       'manifest.kind.enum @ $.kind',
@@ -91,9 +97,13 @@ describe('issues', () => {
     const strict = ['identity', 'catalog', 'mesh_bindings'];
     for (const key of strict) {
       const base = key === 'identity' ? { agent_id: 'a' } : {};
-      expect(errorsOf({ ...minimal, metadata: { name: 'a', [key]: { ...base, extra: 1 } } }).map((e) => e.code)).toEqual([`manifest.metadata.${key}.unknown_key`]);
+      expect(errorsOf({ ...minimal, metadata: { name: 'a', [key]: { ...base, extra: 1 } } }).map((e) => e.code)).toEqual([
+        `manifest.metadata.${key}.unknown_key`,
+      ]);
     }
-    expect(errorsOf({ ...minimal, metadata: { name: 'a', identity: { agent_id: 'a', publisher: { name: 'p', extra: 1 } } } })[0].code).toBe('manifest.metadata.identity.publisher.unknown_key');
+    expect(errorsOf({ ...minimal, metadata: { name: 'a', identity: { agent_id: 'a', publisher: { name: 'p', extra: 1 } } } })[0].code).toBe(
+      'manifest.metadata.identity.publisher.unknown_key',
+    );
     expect(errorsOf({ ...minimal, extensions: { runtime_framework: { extra: 1 } } })[0].code).toBe('manifest.extensions.runtime_framework.unknown_key');
     expect(errorsOf({ ...minimal, security: { threat_model: [{ category: 'custom', extra: 1 }] } })[0].code).toBe('manifest.security.threat_model.unknown_key');
     expect(errorsOf({ ...minimal, extra: 1, metadata: { name: 'a', extra: 1 }, extensions: { other: 1 }, security: { extra: 1 } })).toEqual([]);

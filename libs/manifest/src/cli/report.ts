@@ -2,9 +2,7 @@ import type { ManifestIssue } from '../issues';
 import type { ManifestValidationResult } from '../validate';
 
 /** One input's outcome: validated, or not readable at all. */
-export type FileReport =
-  | { file: string; result: ManifestValidationResult }
-  | { file: string; readError: string };
+export type FileReport = { file: string; result: ManifestValidationResult } | { file: string; readError: string };
 
 export interface Style {
   red(text: string): string;

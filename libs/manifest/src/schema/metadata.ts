@@ -1,10 +1,6 @@
 import { z } from 'zod';
-import {
-  AGENT_KINDS, AGENT_TYPES, CATALOG_VISIBILITIES, MANIFEST_STATUSES, SIGNATURE_TYPES,
-} from '../enums';
-import {
-  CHECKSUM, DNS_LABEL, IDENTITY_NAMESPACE, MACHINE_NAME, PGP_KEY, SEMVER, URI_OR_DID, URI_OR_PATH,
-} from '../patterns';
+import { AGENT_KINDS, AGENT_TYPES, CATALOG_VISIBILITIES, MANIFEST_STATUSES, SIGNATURE_TYPES } from '../enums';
+import { CHECKSUM, DNS_LABEL, IDENTITY_NAMESPACE, MACHINE_NAME, PGP_KEY, SEMVER, URI_OR_DID, URI_OR_PATH } from '../patterns';
 import { dateTime, patterned } from './common';
 
 export const PublisherSchema = z.strictObject({

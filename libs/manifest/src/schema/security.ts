@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import {
-  SANDBOX_TYPES, SECURITY_CAPABILITIES, SECURITY_TIERS, THREAT_CATEGORIES, THREAT_SEVERITIES,
-} from '../enums';
+import { SANDBOX_TYPES, SECURITY_CAPABILITIES, SECURITY_TIERS, THREAT_CATEGORIES, THREAT_SEVERITIES } from '../enums';
 import { uniqueArray } from './common';
 
 // Spec 1 shows the security posture only up to `sandboxing.resource_limits.max_disk_mb` and says
