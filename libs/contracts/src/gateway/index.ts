@@ -8,13 +8,9 @@ import { PageQuery } from '../paging';
 // eslint-disable-next-line no-control-regex
 const PLAIN_TEXT = /^[^\u0000-\u001f\u007f]*$/;
 const plain = (max: number) => z.string().min(1).max(max).regex(PLAIN_TEXT, 'no control characters');
-// eslint-disable-next-line no-control-regex
-const text = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000]*$/, 'no NUL characters');
+// eslint-disable-next-line no-control-regex -- refusing NUL is the point
+const NO_NUL = /^[^\u0000]*$/;
+const text = (max: number) => z.string().min(1).max(max).regex(NO_NUL, 'no NUL characters');
 const httpUrl = z
   .string()
   .max(2048)

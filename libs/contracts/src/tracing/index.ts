@@ -4,13 +4,9 @@ import { z } from 'zod';
  * Request and response bodies of the tracing and evaluation service (spec 3, "Supporting service:
  * tracing and evaluation"). OTLP bodies themselves are defined by opentelemetry-proto, not here.
  */
-// eslint-disable-next-line no-control-regex
-const plain = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters');
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const PLAIN_TEXT = /^[^\u0000-\u001f\u007f]*$/;
+const plain = (max: number) => z.string().min(1).max(max).regex(PLAIN_TEXT, 'no control characters');
 
 export const TraceId = z.string().regex(/^[0-9a-f]{32}$/, '32 lowercase hex digits');
 export const SpanId = z.string().regex(/^[0-9a-f]{16}$/, '16 lowercase hex digits');
