@@ -195,7 +195,24 @@ export class Fakes {
         status: 202,
         body: { executionId: randomUUID(), workflowId: match[1], status: 'running' },
       }));
-    this.workers.on('POST', /^\/api\/v1\/workflows$/, () => ({ status: 202, body: { workflow_id: randomUUID(), state: 'pending' } }));
+    // The workers service's answer as its contract (StartedRun) has it.
+    this.workers.on('POST', /^\/api\/v1\/workflows$/, (request) => ({
+      status: 202,
+      body: {
+        workflow_id: randomUUID(),
+        name: (request.body as { name?: string })?.name ?? 'workflow',
+        version: 1,
+        state: 'pending',
+        error: null,
+        blocked_steps: [],
+        trace_id: '0'.repeat(32),
+        created_at: new Date().toISOString(),
+        started_at: null,
+        finished_at: null,
+        pinned: false,
+        steps: ((request.body as { steps?: unknown[] })?.steps ?? []).length,
+      },
+    }));
     this.mcpRegistry.on('POST', /^\/connections\/discover$/, () => ({
       status: 200,
       body: {
