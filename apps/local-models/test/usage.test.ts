@@ -115,3 +115,34 @@ describe('usage records', () => {
     ).toBe(403);
   });
 });
+
+describe('UsageService.flush', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ ollama: false });
+  });
+  afterAll(() => h.stop());
+
+  it('keeps writing to Postgres after a flush that found nothing to write', async () => {
+    const { UsageService } = await import('../src/usage/usage.service');
+    const { UsageRepository } = await import('../src/usage/usage.repository');
+    const repository = new UsageRepository(h.service.infra.db as never);
+    const usage = new UsageService(repository, { cost: () => 0 } as never, h.service.infra.logger, { flushMs: 60_000, maxBuffered: 100 });
+    const subject = uniqueName('flush');
+    await usage.flush(); // nothing buffered yet
+    usage.record({
+      subject,
+      endpoint: '/api/generate',
+      model: 'm',
+      backend: 'ollama',
+      promptTokens: 1,
+      completionTokens: 2,
+      durationMs: 3,
+      status: 'ok',
+    } as never);
+    await usage.flush();
+    const stored = await repository.page({ subject }, 10, 0);
+    expect(stored.total).toBe(1);
+    await usage.close();
+  });
+});

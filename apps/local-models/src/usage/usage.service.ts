@@ -57,29 +57,31 @@ export class UsageService {
     }, this.options.flushMs);
   }
 
-  /** Writes what is buffered; on failure the records stay for the next attempt. */
+  /** Writes what is buffered; on failure the records stay for the next attempt. One flush at a time. */
   flush(): Promise<void> {
-    this.flushing ??= (async () => {
-      try {
-        while (this.buffer.length > 0) {
-          const batch = this.buffer.slice(0, 500);
-          try {
-            await this.repository.insertMany(batch);
-          } catch (error) {
-            this.logger.warn({ err: error, records: this.buffer.length }, 'usage records not written yet');
-            this.timer ??= setTimeout(() => {
-              this.timer = undefined;
-              void this.flush();
-            }, this.options.flushMs * 10);
-            return;
-          }
-          this.buffer.splice(0, batch.length);
-        }
-      } finally {
-        this.flushing = undefined;
-      }
-    })();
+    // `finally` runs after the assignment (a microtask later), even when there is nothing to write:
+    // clearing inside the writer itself could run first and leave a settled promise here for ever.
+    this.flushing ??= this.writeBuffered().finally(() => {
+      this.flushing = undefined;
+    });
     return this.flushing;
+  }
+
+  private async writeBuffered(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.slice(0, 500);
+      try {
+        await this.repository.insertMany(batch);
+      } catch (error) {
+        this.logger.warn({ err: error, records: this.buffer.length }, 'usage records not written yet');
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          void this.flush();
+        }, this.options.flushMs * 10);
+        return;
+      }
+      this.buffer.splice(0, batch.length);
+    }
   }
 
   /** On shutdown: the timer stops and the buffer is written once more. */
