@@ -1,6 +1,7 @@
 import semver from 'semver';
 import { Prisma, type Agent, type Namespace } from './generated/prisma/client';
-import { isUniqueViolation, type Db } from './database';
+import { isUniqueViolation } from '@platform/http';
+import type { Db } from './database';
 import { EMPTY_SUMMARY, searchTerms, summarizeManifest } from './manifest-summary';
 
 /**

@@ -19,7 +19,7 @@ interface ErrorLike {
   code?: unknown;
   message?: unknown;
   cause?: unknown;
-  meta?: { driverAdapterError?: { cause?: AdapterCause } };
+  meta?: { code?: string; driverAdapterError?: { cause?: AdapterCause } };
 }
 
 /**
@@ -56,6 +56,7 @@ export function isUniqueViolation(error: unknown): boolean {
   const current = error as ErrorLike | undefined;
   if (!current || typeof current !== 'object') return false;
   if (current.code === 'P2002' || current.code === '23505') return true;
+  if (current.code === 'P2010' && current.meta?.code === '23505') return true;
   const adapterCause =
     current.meta?.driverAdapterError?.cause ?? (current.name === 'DriverAdapterError' ? (current.cause as AdapterCause | undefined) : undefined);
   return adapterCause?.code === '23505' || adapterCause?.originalCode === '23505';

@@ -1,12 +1,11 @@
 import { trace } from '@opentelemetry/api';
 import { UpstreamError, type MasterClient, type MeshClient, type RegistryClient, type TracingClient } from '@platform/clients';
 import type { gateway } from '@platform/contracts';
-import { ApiError, badRequest, conflict, forbidden, notFound } from '@platform/http';
+import { ApiError, badRequest, conflict, forbidden, isUniqueViolation, notFound } from '@platform/http';
 import { hasPermission } from '@platform/jwt';
 import { validateManifest } from '@platform/manifest';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { isUniqueViolation } from '../database';
 import type { ReplyHub } from '../replies/reply-hub';
 import type { AgentRow, AgentsRepository } from './agents.repository';
 import { agentView } from './agents.view';

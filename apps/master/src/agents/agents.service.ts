@@ -1,5 +1,5 @@
 import type { master } from '@platform/contracts';
-import { badRequest, conflict, notFound } from '@platform/http';
+import { badRequest, conflict, isUniqueViolation, notFound } from '@platform/http';
 import { validateManifest, type Manifest } from '@platform/manifest';
 import type { Caller } from '../access';
 import type { AgentRow, AgentsRepository } from './agents.repository';
@@ -7,7 +7,6 @@ import { agentView } from './agents.view';
 import { manifestFacts } from './manifest-facts';
 
 /** A unique-constraint violation from Prisma. */
-const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | undefined)?.code === 'P2002';
 
 /** Validates a manifest with `@platform/manifest`; 400 naming each problem's JSON path otherwise. */
 export function acceptManifest(document: object): Manifest {

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../database';
-import { isUniqueViolation } from '../database';
+import { isUniqueViolation } from '@platform/http';
 
 export interface DefinitionRow {
   id: string;
