@@ -1,5 +1,5 @@
 import { env, serviceDatabaseUrl } from '@platform/config';
-import { Pool } from 'pg';
+import { sqlPool } from '@platform/data';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { ConfigRepository } from './config/config.repository';
@@ -66,13 +66,11 @@ export const tracingService = defineService({
     const { config, db, logger } = infra;
     const verifier = await infra.verifier();
     // The batch writer's own small pool (one connection per concurrent flush), bound like Prisma's.
-    const writer = new Pool({
-      connectionString: serviceDatabaseUrl('tracing', config.DATABASE_URL),
-      max: config.TRACING_FLUSH_CONCURRENCY,
-      connectionTimeoutMillis: 5000,
-      options: `-c search_path="tracing" -c statement_timeout=${config.DATABASE_STATEMENT_TIMEOUT_MS}`,
+    const writer = sqlPool(serviceDatabaseUrl('tracing', config.DATABASE_URL), 'tracing', {
+      poolSize: config.TRACING_FLUSH_CONCURRENCY,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      onError: (error) => logger.warn({ err: error }, 'span writer connection lost'),
     });
-    writer.on('error', (error) => logger.warn({ err: error }, 'span writer connection lost'));
     infra.onShutdown('span writer', () => writer.end(), ShutdownPriority.stores - 1);
     const spansRepository = new SpansRepository(db, writer);
     const buffer = new IngestBuffer(

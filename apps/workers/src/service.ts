@@ -1,4 +1,5 @@
 import { env, serviceDatabaseUrl } from '@platform/config';
+import { sqlPool } from '@platform/data';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -6,7 +7,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { ControlRepository } from './control/control.repository';
 import { controlRoutes } from './control/control.router';
-import { createDatabase, createSqlPool } from './database';
+import { createDatabase } from './database';
 import { definitionRoutes } from './definitions/definitions.router';
 import { DefinitionsRepository } from './definitions/definitions.repository';
 import { DefinitionsService } from './definitions/definitions.service';
@@ -77,7 +78,7 @@ export const workersService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, db, logger } = infra;
-    const sql = createSqlPool(serviceDatabaseUrl('workers', config.DATABASE_URL), {
+    const sql = sqlPool(serviceDatabaseUrl('workers', config.DATABASE_URL), 'workers', {
       poolSize: config.DATABASE_POOL_SIZE,
       statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     });

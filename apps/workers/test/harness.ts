@@ -1,9 +1,10 @@
+import { sqlPool } from '@platform/data';
 import { startService, type StartedService } from '@platform/service-kit';
 import { eventually, TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { createSqlPool, type Db } from '../src/database';
+import type { Db } from '../src/database';
 import { EngineRepository } from '../src/engine/engine.repository';
 import { workersService } from '../src/service';
 
@@ -151,6 +152,6 @@ export async function traceOf(svc: Service, issuer: TestIssuer, runId: string) {
 
 /** The engine's repository over the service's Prisma client and a pg pool of its own (closed by `close`). */
 export function engineOf(svc: Service): { engine: EngineRepository; close: () => Promise<void> } {
-  const sql = createSqlPool(testDatabaseUrl, { poolSize: 2, statementTimeoutMs: 15_000 });
+  const sql = sqlPool(testDatabaseUrl, 'workers', { poolSize: 2, statementTimeoutMs: 15_000 });
   return { engine: new EngineRepository(svc.infra.db as Db, testQueue, sql), close: () => sql.end() };
 }
