@@ -8,7 +8,7 @@ describe('workflows, CMS, studio, source control and discovery through the gatew
   let g: Gateway;
   let user: string;
   beforeAll(async () => {
-    g = await startGateway();
+    g = await startGateway({ SERVICE_ROLE: 'all' }); // the only file that runs the site and studio jobs
     user = g.issuer.bearer(
       ['workflows:read', 'workflows:write', 'workflows:execute', 'cms:*', 'studio:read', 'studio:write', 'scm:read', 'scm:write', 'registry:read'],
       { sub: uniqueName('user') },

@@ -15,7 +15,12 @@ async function freePort(): Promise<number> {
 
 export type Gateway = Awaited<ReturnType<typeof startGateway>>;
 
-/** Boots the real gateway (Postgres, Redis, queues) against fakes of every system it calls. */
+/**
+ * Boots the real gateway (Postgres, Redis, queues) against fakes of every system it calls. It runs
+ * in the `api` role unless a test asks for `SERVICE_ROLE: 'all'`: test files run side by side on one
+ * Redis, and a gateway that processes the site and studio queues would take another file's jobs
+ * to its own fakes.
+ */
 export async function startGateway(extraEnv: Record<string, string> = {}, started?: Fakes) {
   const fakes = started ?? (await new Fakes().start());
   const port = await freePort();
@@ -26,6 +31,7 @@ export async function startGateway(extraEnv: Record<string, string> = {}, starte
       LOG_LEVEL: 'silent',
       DATABASE_URL: testDatabaseUrl,
       REDIS_URL: testRedisUrl,
+      SERVICE_ROLE: 'api',
       ...fakes.env(),
       ...extraEnv,
     },
