@@ -41,7 +41,10 @@ describe('ownership, unique names and the export of credentials', () => {
 
   it("refuses another user's PATCH, disconnect and import replace with 403, and lets the owner and an admin", async () => {
     const { id, name } = await register();
-    const patch = await request(h.url).patch(`/connections/${id}`).set('Authorization', stranger).send({ metadata: { hijacked: true } });
+    const patch = await request(h.url)
+      .patch(`/connections/${id}`)
+      .set('Authorization', stranger)
+      .send({ metadata: { hijacked: true } });
     expect(patch.status).toBe(403);
     expect(patch.body).toMatchObject({ error: { type: 'authorization_error', code: 'insufficient_permissions' }, requestId: expect.any(String) });
     const removal = await request(h.url).delete(`/connections/${id}`).set('Authorization', stranger);
@@ -49,14 +52,21 @@ describe('ownership, unique names and the export of credentials', () => {
     const replace = await request(h.url)
       .post('/registry/import')
       .set('Authorization', stranger)
-      .send({ onConflict: 'replace', connections: [{ name, type: 'server', protocol: 'http', endpoint: { url: 'http://attacker.example/mcp' }, capabilities: [] }] });
+      .send({
+        onConflict: 'replace',
+        connections: [{ name, type: 'server', protocol: 'http', endpoint: { url: 'http://attacker.example/mcp' }, capabilities: [] }],
+      });
     expect(replace.status).toBe(403);
     expect(replace.body.error).toMatchObject({ type: 'authorization_error' });
     const row = await stored(id);
     expect(row).toMatchObject({ status: 'active', endpoint: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: SECRET } } });
     expect(row.metadata).not.toHaveProperty('hijacked');
 
-    await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ metadata: { mine: true } }).expect(200);
+    await request(h.url)
+      .patch(`/connections/${id}`)
+      .set('Authorization', h.writer)
+      .send({ metadata: { mine: true } })
+      .expect(200);
     await request(h.url).patch(`/connections/${id}`).set('Authorization', strangerAdmin).send({ capacity: 3 }).expect(200);
     expect(await stored(id)).toMatchObject({ metadata: { mine: true }, capacity: 3 });
     await request(h.url).delete(`/connections/${id}`).set('Authorization', h.writer).expect(200);

@@ -43,9 +43,15 @@ function attributesOf(row: ConnectionRow): Record<string, unknown> {
 function cmsFailure(error: unknown, what: string): ApiError {
   if (!(error instanceof UpstreamError)) return error instanceof ApiError ? error : new ApiError(502, 'api_error', 'cms_unavailable', `The CMS ${what} failed`);
   if (error.reason === 'blocked')
-    return new ApiError(400, 'validation_error', 'invalid_url', 'The CMS URL may not be used: it is not http(s), is a private address, or redirects to another host', {
-      reason: 'blocked',
-    });
+    return new ApiError(
+      400,
+      'validation_error',
+      'invalid_url',
+      'The CMS URL may not be used: it is not http(s), is a private address, or redirects to another host',
+      {
+        reason: 'blocked',
+      },
+    );
   const reasons: Record<UpstreamError['reason'], string> = {
     status: `answered ${what} with ${error.upstreamStatus}`,
     timeout: `did not answer ${what} within ${TIMEOUT_MS} ms`,

@@ -64,9 +64,7 @@ export class ConnectionService {
     if (hasPermission(permissions, ADMIN_PERMISSION)) return;
     if (row.owner !== null && caller?.sub === row.owner) return;
     throw forbidden(
-      row.owner === null
-        ? 'This connection has no owner: only an admin may change it'
-        : "Only the connection's owner or an admin may change it",
+      row.owner === null ? 'This connection has no owner: only an admin may change it' : "Only the connection's owner or an admin may change it",
       { connectionId: row.id, required: ADMIN_PERMISSION },
     );
   }
@@ -76,17 +74,17 @@ export class ConnectionService {
     if (await this.deps.repository.findByName(body.name)) throw nameTaken(body.name);
     const row = await this.deps.repository
       .create({
-      name: body.name,
-      type: body.type,
-      protocol: body.protocol,
-      endpoint: body.endpoint as Json,
-      declaredCapabilities: body.capabilities,
-      capabilityNames: [...new Set(body.capabilities)],
-      metadata: body.metadata as Json,
-      capacity: body.capacity ?? this.deps.defaultCapacity,
-      healthCheckEnabled: body.healthCheck.enabled,
-      healthCheckInterval: body.healthCheck.interval,
-      healthCheckTimeout: body.healthCheck.timeout,
+        name: body.name,
+        type: body.type,
+        protocol: body.protocol,
+        endpoint: body.endpoint as Json,
+        declaredCapabilities: body.capabilities,
+        capabilityNames: [...new Set(body.capabilities)],
+        metadata: body.metadata as Json,
+        capacity: body.capacity ?? this.deps.defaultCapacity,
+        healthCheckEnabled: body.healthCheck.enabled,
+        healthCheckInterval: body.healthCheck.interval,
+        healthCheckTimeout: body.healthCheck.timeout,
         createdBy: caller?.sub ?? null,
         owner: caller?.sub ?? null,
       })
