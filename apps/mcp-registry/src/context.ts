@@ -1,3 +1,4 @@
+import type { QueueRegistry } from '@platform/service-kit';
 import { type Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 import path from 'node:path';
@@ -37,7 +38,7 @@ const ON_DEMAND_CONCURRENCY = 64;
  * Everything the registry is made of, wired once: stores, the supervisor of MCP sessions, the
  * services the routers call, and the queue that runs scheduled checks.
  */
-export function createRegistryContext(config: McpRegistryConfig, logger: Logger, db: Db, redis: Redis) {
+export function createRegistryContext(config: McpRegistryConfig, logger: Logger, db: Db, redis: Redis, queues: QueueRegistry) {
   const prefix = config.MCP_REDIS_PREFIX;
   const instance = new RegistryInstance(redis, prefix);
   const stdioPolicy: StdioPolicy = {
@@ -51,7 +52,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
   const supervisor = new Supervisor(stdioPolicy, records, logger, config.MCP_SESSION_IDLE_SECONDS * 1000);
   const events = new EventBus(redis, `${prefix}:events`, logger);
   const liveLoad = new LiveLoad(redis, prefix, instance);
-  const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, config.REDIS_URL, redis, prefix, logger);
+  const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, queues, redis, prefix, logger);
   const connections = new ConnectionService({
     repository: new ConnectionRepository(db),
     scheduler,
@@ -78,7 +79,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
   const cms = new CmsSyncService({ connections, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   const runsWorker = config.SERVICE_ROLE !== 'api';
   const local = new LocalOperations(healthChecks, toolCalls, config.MCP_CHECK_CONCURRENCY);
-  const operationsQueue = new OperationsQueue(`${config.MCP_HEALTH_QUEUE}.on-demand`, config.REDIS_URL, logger);
+  const operationsQueue = new OperationsQueue(`${config.MCP_HEALTH_QUEUE}.on-demand`, queues, config.REDIS_URL, logger);
   /** On-demand checks and tool calls: in process, except in the `api` role (forwarded to workers). */
   const operations: McpOperations = runsWorker ? local : operationsQueue;
 
@@ -116,10 +117,12 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     }
   }
 
-  /** Stops intake of jobs, ends every session and process (the bootstrap closes Postgres and Redis after). */
+  /**
+   * Ends every session and process. The bootstrap has stopped the queue workers before and closes
+   * the producers, Postgres and Redis after.
+   */
   async function stop(): Promise<void> {
     if (reaper) clearInterval(reaper);
-    await scheduler.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the scheduler failed'));
     await operationsQueue.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the operations queue failed'));
     await supervisor.stopAll();
     await events.stop();

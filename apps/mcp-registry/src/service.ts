@@ -12,7 +12,7 @@ import { healthCheckRoutes } from './health-checks/health-checks.router';
 import { loadDistributionRoutes } from './load-balancing/load-balancing.router';
 import { registryRoutes } from './registry/registry.router';
 import { REGISTRY_VERSION } from './registry/registry.service';
-import { RegistryStream } from './registry/stream';
+import { createRegistryStream } from './registry/stream';
 import { toolCallRoutes } from './tool-calls/tool-calls.router';
 
 /** The MCP registry's own env fields (beside the common ones of `@platform/config`). */
@@ -41,6 +41,8 @@ export const mcpRegistryConfig = {
   /** Requests per minute per caller (engines' limit of spec 2) and the burst above it. */
   MCP_RATE_LIMIT: env.int(200, { min: 1 }),
   MCP_RATE_LIMIT_BURST: env.int(300, { min: 1 }),
+  /** Open `/registry/stream` sockets one caller (token subject) may hold on a replica. */
+  MCP_STREAM_MAX_PER_USER: env.int(20, { min: 1 }),
   /** Schedule checks for every enabled connection on start (tests sharing a database turn it off). */
   MCP_RECONCILE_SCHEDULES: env.bool(true),
 };
@@ -59,7 +61,7 @@ export const mcpRegistryService = defineService({
   database: createDatabase,
   async build(infra) {
     const { config, logger } = infra;
-    const context = createRegistryContext(config, logger, infra.db, infra.redis);
+    const context = createRegistryContext(config, logger, infra.db, infra.redis, infra.queues);
     await context.start();
     infra.onShutdown('registry', () => context.stop(), ShutdownPriority.components);
     const { services } = context;
@@ -75,7 +77,7 @@ export const mcpRegistryService = defineService({
     registryRoutes(api, services.registry, before);
     loadDistributionRoutes(api, services.loadDistribution, before);
     cmsRoutes(api, services.cms, before);
-    const stream = new RegistryStream(verifier, context.events, logger);
+    const stream = createRegistryStream(verifier, context.events, logger, { maxPerUser: config.MCP_STREAM_MAX_PER_USER });
     infra.onShutdown('stream', () => stream.close(), ShutdownPriority.intake);
 
     return {

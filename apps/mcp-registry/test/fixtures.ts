@@ -1,5 +1,5 @@
 import { bullmqConnection } from '@platform/data';
-import { startTestService, uniqueName } from '@platform/testing';
+import { startTestService, uniqueName, type TestServiceOptions } from '@platform/testing';
 import { Queue } from 'bullmq';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ export const HANGING_SERVER = path.join(__dirname, 'hanging-server.mjs');
  * real Postgres and Redis, with its own queue (so test files never consume each other's jobs) and
  * its own stdio work root. Schedules are not reconciled on start (the database is shared).
  */
-export async function startHarness(overrides: Record<string, string> = {}) {
+export async function startHarness(overrides: Record<string, string> = {}, options: Pick<TestServiceOptions, 'issuer' | 'verifier'> = {}) {
   const queue = uniqueName('mcp-registry-test');
   // Every token of this harness has one subject, so its connections can be removed at the end.
   const sub = uniqueName('mcp-registry-tester');
@@ -27,7 +27,7 @@ export async function startHarness(overrides: Record<string, string> = {}) {
     ...(process.env.PATH && { PATH: process.env.PATH }),
     ...overrides,
   };
-  const service = await startTestService(mcpRegistryService, { env });
+  const service = await startTestService(mcpRegistryService, { env, ...options });
   const { issuer } = service;
   const stop = service.stop;
   return {

@@ -1,5 +1,7 @@
 import { bullmqConnection } from '@platform/data';
 import { uniqueName } from '@platform/testing';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startHarness, type Harness } from './fixtures';
 import { Gate, startHttpMcpServer, startWebSocketMcpServer, type RunningServer, type RunningWebSocketServer } from './mcp-servers';
@@ -96,6 +98,28 @@ describe('http and websocket connections', () => {
     expect(check.body.error).toEqual(expect.any(String));
     const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
     expect(detail.body).toMatchObject({ status: 'error', health: { status: 'error', uptime: 0 } });
+  });
+
+  it("records a failing server's HTTP status, never the body it answered, as the check's error", async () => {
+    const secret = 'internal-only-b7e2';
+    const internal = http.createServer((_req, res) => {
+      res.writeHead(500, { 'Content-Type': 'text/plain' });
+      res.end(`database password: ${secret}`);
+    });
+    await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await register('http', `http://127.0.0.1:${(internal.address() as AddressInfo).port}/mcp`);
+      const check = await request(h.url).post(`/connections/${res.body.id}/health-check`).set('Authorization', h.writer);
+      expect(check.body).toMatchObject({ health: { status: 'error' }, error: 'the server answered HTTP 500' });
+      const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);
+      expect(detail.body.health.lastError).toBe('the server answered HTTP 500');
+      const call = await request(h.url).post(`/connections/${res.body.id}/tools/anything/call`).set('Authorization', h.writer).send({ arguments: {} });
+      expect(call.status).toBe(502);
+      expect(JSON.stringify([check.body, detail.body, call.body])).not.toContain(secret);
+    } finally {
+      internal.closeAllConnections();
+      await new Promise<void>((resolve) => internal.close(() => resolve()));
+    }
   });
 
   it('refuses a protocol and endpoint that do not match, with the issues', async () => {

@@ -1,4 +1,6 @@
-import { eventually, uniqueName } from '@platform/testing';
+import { publishRevocation, RedisRevocationList } from '@platform/jwt';
+import { eventually, TestIssuer, testRedis, uniqueName } from '@platform/testing';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { WebSocket } from 'ws';
 import { startHarness, type Harness } from './fixtures';
@@ -108,5 +110,53 @@ describe('/registry/stream', () => {
     await eventually(() => client.messages.some((m) => m.connectionId === connectionId));
     other.disconnect();
     client.socket.close();
+  });
+});
+
+/** The stream follows the platform's socket rules (SocketGateway): expiry, revocation, a cap per caller. */
+describe('/registry/stream: tokens and limits', () => {
+  let h: Harness;
+  let issuer: TestIssuer;
+  const redis = testRedis();
+  const revocations = new RedisRevocationList(redis);
+  const closed = (socket: WebSocket) => new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+
+  beforeAll(async () => {
+    // Revocations as the platform's verifier hears them: through Redis.
+    [issuer] = await Promise.all([new TestIssuer().start(), revocations.start()]);
+    h = await startHarness({ MCP_STREAM_MAX_PER_USER: '2' }, { issuer, verifier: issuer.verifier(revocations) });
+  });
+  afterAll(async () => {
+    await h.stop();
+    await Promise.all([issuer.stop(), revocations.stop()]);
+    redis.disconnect();
+  });
+
+  it('closes a socket when its token expires (4401)', async () => {
+    const token = h.issuer.token({ permissions: ['mcp:read'], expiresInSeconds: 2 });
+    const { socket } = await connect(`${h.wsUrl}/registry/stream?access_token=${token}`);
+    expect(await closed(socket)).toBe(4401);
+  });
+
+  it('closes a socket when its token is revoked (4403)', async () => {
+    const jti = randomUUID();
+    const { socket } = await connect(`${h.wsUrl}/registry/stream`, { Authorization: h.issuer.bearer(['mcp:read'], { jti }) });
+    const code = closed(socket);
+    await publishRevocation(redis, jti, Math.floor(Date.now() / 1000) + 3600);
+    expect(await code).toBe(4403);
+  });
+
+  it('caps the open sockets of one caller (429 beyond), leaving other callers alone', async () => {
+    const sub = uniqueName('streamer');
+    const bearer = () => h.issuer.bearer(['mcp:read'], { sub });
+    const first = await connect(`${h.wsUrl}/registry/stream`, { Authorization: bearer() });
+    const second = await connect(`${h.wsUrl}/registry/stream`, { Authorization: bearer() });
+    expect(await refusal(`${h.wsUrl}/registry/stream`, { Authorization: bearer() })).toBe(429);
+    expect(await refusal(`${h.wsUrl}/registry/stream`, { Authorization: h.issuer.bearer(['mcp:read'], { sub: uniqueName('other') }) })).toBe(101);
+    const gone = closed(first.socket);
+    first.socket.close();
+    await gone;
+    await eventually(async () => (await refusal(`${h.wsUrl}/registry/stream`, { Authorization: bearer() })) === 101);
+    second.socket.close();
   });
 });

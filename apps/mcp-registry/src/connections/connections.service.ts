@@ -1,6 +1,6 @@
 import type { AccessTokenClaims, mcpRegistry } from '@platform/contracts';
 import { hasPermission } from '@platform/jwt';
-import { conflict, forbidden, notFound } from '@platform/http';
+import { conflict, forbidden, isUniqueViolation, notFound } from '@platform/http';
 import type { EventBus } from '../events/event-bus';
 import type { CheckScheduler } from '../operations/check-scheduler';
 import type { LiveLoad } from '../supervisor/live-load';
@@ -10,10 +10,16 @@ import type { ConnectionChanges, ConnectionRepository, ConnectionRow, Json, Tool
 
 export type { ConnectionChanges, ConnectionRow, Json, ToolRow };
 /** What other resources show of a connection. */
-export { publicEndpoint, uptimeSeconds } from './connections.view';
+export { publicEndpoint, restoreRedacted, uptimeSeconds } from './connections.view';
 import { toDetail, toListItem } from './connections.view';
 
 export const ADMIN_PERMISSION = 'mcp:admin';
+
+const nameTaken = (name: string) => conflict(`A connection named "${name}" is already registered`, { name });
+
+function rethrowNameTaken(error: unknown, name: string): never {
+  throw isUniqueViolation(error) ? nameTaken(name) : error;
+}
 
 type Register = mcpRegistry.RegisterConnectionRequest;
 type Update = mcpRegistry.UpdateConnectionRequest;
@@ -49,23 +55,41 @@ export class ConnectionService {
     if (command) assertCommandAllowed(command, this.deps.stdioPolicy);
   }
 
+  /**
+   * Only a connection's owner (the subject that registered it) or an admin changes it; a
+   * connection registered before owners existed has none, so only an admin does. 403 otherwise.
+   */
+  guardOwner(row: Pick<ConnectionRow, 'id' | 'owner'>, caller: AccessTokenClaims | undefined): void {
+    const permissions = caller?.permissions ?? [];
+    if (hasPermission(permissions, ADMIN_PERMISSION)) return;
+    if (row.owner !== null && caller?.sub === row.owner) return;
+    throw forbidden(
+      row.owner === null ? 'This connection has no owner: only an admin may change it' : "Only the connection's owner or an admin may change it",
+      { connectionId: row.id, required: ADMIN_PERMISSION },
+    );
+  }
+
   async register(body: Register, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
     this.guardStdio(body.protocol, body.endpoint.command, caller);
-    if (await this.deps.repository.findByName(body.name)) throw conflict(`A connection named "${body.name}" is already registered`, { name: body.name });
-    const row = await this.deps.repository.create({
-      name: body.name,
-      type: body.type,
-      protocol: body.protocol,
-      endpoint: body.endpoint as Json,
-      declaredCapabilities: body.capabilities,
-      capabilityNames: [...new Set(body.capabilities)],
-      metadata: body.metadata as Json,
-      capacity: body.capacity ?? this.deps.defaultCapacity,
-      healthCheckEnabled: body.healthCheck.enabled,
-      healthCheckInterval: body.healthCheck.interval,
-      healthCheckTimeout: body.healthCheck.timeout,
-      createdBy: caller?.sub ?? null,
-    });
+    if (await this.deps.repository.findByName(body.name)) throw nameTaken(body.name);
+    const row = await this.deps.repository
+      .create({
+        name: body.name,
+        type: body.type,
+        protocol: body.protocol,
+        endpoint: body.endpoint as Json,
+        declaredCapabilities: body.capabilities,
+        capabilityNames: [...new Set(body.capabilities)],
+        metadata: body.metadata as Json,
+        capacity: body.capacity ?? this.deps.defaultCapacity,
+        healthCheckEnabled: body.healthCheck.enabled,
+        healthCheckInterval: body.healthCheck.interval,
+        healthCheckTimeout: body.healthCheck.timeout,
+        createdBy: caller?.sub ?? null,
+        owner: caller?.sub ?? null,
+      })
+      // Registered meanwhile by a parallel request: the unique index decides.
+      .catch((error: unknown) => rethrowNameTaken(error, body.name));
     await this.deps.scheduler.sync(row);
     await this.publishStatus(row.id, row.status);
     return row;
@@ -108,6 +132,7 @@ export class ConnectionService {
 
   async update(id: string, body: Update, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
     const current = await this.get(id);
+    this.guardOwner(current, caller);
     this.guardStdio(current.protocol, undefined, caller);
     const data: ConnectionChanges = {};
     if (body.metadata) data.metadata = { ...(current.metadata as object), ...body.metadata } as Json;
@@ -121,7 +146,8 @@ export class ConnectionService {
       if (body.status === 'disconnected') data.upSince = null;
       if (current.status === 'disconnected') data.healthStatus = 'initializing';
     }
-    const row = await this.deps.repository.update(id, data);
+    // Reactivating a connection whose name another one took meanwhile is a conflict.
+    const row = await this.deps.repository.update(id, data).catch((error: unknown) => rethrowNameTaken(error, current.name));
     await this.deps.scheduler.sync(row);
     if (row.status !== current.status) {
       if (row.status === 'disconnected') await this.deps.supervisor.stop(id);
@@ -132,6 +158,7 @@ export class ConnectionService {
 
   async disconnect(id: string, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
     const current = await this.get(id);
+    this.guardOwner(current, caller);
     this.guardStdio(current.protocol, undefined, caller);
     const row =
       current.status === 'disconnected'

@@ -16,10 +16,30 @@ export function averageLatency(row: Pick<ConnectionRow, 'totalRequests' | 'total
   return row.totalRequests === 0 ? 0 : round(row.totalLatencyMs / row.totalRequests);
 }
 
+/** What callers see instead of a header value. */
+export const REDACTED = '[redacted]';
+
 /** Endpoint as shown to callers: header values (credentials, often) are not echoed back. */
 export function publicEndpoint(endpoint: unknown): Endpoint {
   const value = (endpoint ?? {}) as Endpoint;
-  return value.headers ? { ...value, headers: Object.fromEntries(Object.keys(value.headers).map((key) => [key, '[redacted]'])) } : value;
+  return value.headers ? { ...value, headers: Object.fromEntries(Object.keys(value.headers).map((key) => [key, REDACTED])) } : value;
+}
+
+/**
+ * An endpoint given back (an import of a redacted export): each `[redacted]` header value is the
+ * one stored for that header, so a round trip through a redacted export loses no credential.
+ */
+export function restoreRedacted(given: Endpoint, stored: unknown): Endpoint {
+  if (!given.headers) return given;
+  const known = ((stored ?? {}) as Endpoint).headers ?? {};
+  return {
+    ...given,
+    headers: Object.fromEntries(
+      Object.entries(given.headers)
+        .filter(([key, value]) => value !== REDACTED || known[key] !== undefined)
+        .map(([key, value]) => [key, value === REDACTED ? known[key] : value]),
+    ),
+  };
 }
 
 export function health(row: ConnectionRow) {

@@ -8,6 +8,7 @@ import { round } from '../numbers';
 import type { HealthCheckRepository } from './health-checks.repository';
 import type { EventBus, RegistryEvent } from '../events/event-bus';
 import type { LiveLoad } from '../supervisor/live-load';
+import { describeMcpFailure } from '../supervisor/failure';
 import { formatBytes } from '../supervisor/process-info';
 import type { McpSession, ReportedTool, SessionTarget } from '../supervisor/mcp-session';
 import type { Supervisor } from '../supervisor/supervisor';
@@ -139,7 +140,8 @@ export class HealthCheckService {
     } catch (caught) {
       // A server that hung or broke the session gets a fresh one next time.
       await this.deps.supervisor.discard(row.id).catch(() => undefined);
-      return { error: caught instanceof Error ? caught.message : String(caught), responseTime: round(performance.now() - started), timeoutMs };
+      // Status and a short reason only: never the body a server (or whatever the URL reaches) answered.
+      return { error: describeMcpFailure(caught), responseTime: round(performance.now() - started), timeoutMs };
     }
   }
 

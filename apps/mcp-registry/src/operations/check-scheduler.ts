@@ -1,6 +1,6 @@
-import { createWorker, defineQueue, TypedQueue } from '@platform/queues';
+import { defineQueue, type QueueDefinition, type TypedQueue } from '@platform/queues';
+import type { QueueRegistry } from '@platform/service-kit';
 import { type Logger } from '@platform/telemetry';
-import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -18,20 +18,22 @@ interface Schedulable {
 /**
  * Scheduled checks through BullMQ: one job scheduler per connection (id `connection:<id>`), so
  * however many replicas run, each interval produces one job; a Redis lock per connection keeps a
- * slow check from overlapping the next one.
+ * slow check from overlapping the next one. The queue and its worker are the bootstrap's
+ * (`infra.queues`), which also closes them on shutdown.
  */
 export class CheckScheduler {
+  private readonly definition: QueueDefinition<typeof HealthCheckJob>;
   private readonly queue: TypedQueue<typeof HealthCheckJob>;
-  private worker?: Worker;
 
   constructor(
-    private readonly queueName: string,
-    private readonly redisUrl: string,
+    queueName: string,
+    private readonly queues: QueueRegistry,
     private readonly redis: Redis,
     private readonly lockPrefix: string,
     private readonly logger: Logger,
   ) {
-    this.queue = new TypedQueue(defineQueue(queueName, HealthCheckJob), redisUrl);
+    this.definition = defineQueue(queueName, HealthCheckJob);
+    this.queue = queues.producer(this.definition);
   }
 
   private static schedulerId(connectionId: string): string {
@@ -57,11 +59,10 @@ export class CheckScheduler {
     await this.queue.queue.removeJobScheduler(CheckScheduler.schedulerId(connectionId));
   }
 
-  /** Consumes scheduled checks (roles `all` and `worker`). */
+  /** Consumes scheduled checks (roles `all` and `worker`; the bootstrap starts it once the service is up). */
   startWorker(run: (connectionId: string) => Promise<unknown>, concurrency: number): void {
-    this.worker = createWorker(
-      defineQueue(this.queueName, HealthCheckJob),
-      this.redisUrl,
+    const worker = this.queues.process(
+      this.definition,
       async ({ connectionId }) => {
         const token = randomUUID();
         const key = `${this.lockPrefix}:check-lock:${connectionId}`;
@@ -75,11 +76,6 @@ export class CheckScheduler {
       },
       { concurrency },
     );
-    this.worker.on('failed', (job, error) => this.logger.warn({ jobId: job?.id, err: error }, 'scheduled health check failed'));
-  }
-
-  async close(): Promise<void> {
-    await this.worker?.close();
-    await this.queue.close();
+    worker?.on('failed', (job, error) => this.logger.warn({ jobId: job?.id, err: error }, 'scheduled health check failed'));
   }
 }

@@ -1,8 +1,9 @@
 import { bullmqConnection } from '@platform/data';
 import { ApiError, serviceUnavailable } from '@platform/http';
-import { createWorker, defineQueue, TypedQueue } from '@platform/queues';
+import { defineQueue, type QueueDefinition, type TypedQueue } from '@platform/queues';
+import type { QueueRegistry } from '@platform/service-kit';
 import { type Logger } from '@platform/telemetry';
-import { QueueEvents, type Worker } from 'bullmq';
+import { QueueEvents } from 'bullmq';
 import { z } from 'zod';
 import type { BatchResult, McpOperations, ToolCallResult } from './mcp-operations';
 
@@ -27,19 +28,22 @@ const QUEUE_SLACK_MS = 15_000;
 
 /**
  * On-demand checks and tool calls through BullMQ (queue `<MCP_HEALTH_QUEUE>.on-demand`): the API
- * role adds a job and waits for its answer; workers run it with their own sessions.
+ * role adds a job and waits for its answer; workers run it with their own sessions. The queue and
+ * its worker are the bootstrap's (`infra.queues`), which also closes them on shutdown.
  */
 export class OperationsQueue implements McpOperations {
+  private readonly definition: QueueDefinition<typeof OperationJob>;
   private readonly queue: TypedQueue<typeof OperationJob>;
   private events?: QueueEvents;
-  private worker?: Worker;
 
   constructor(
     private readonly name: string,
+    private readonly queues: QueueRegistry,
     private readonly redisUrl: string,
     private readonly logger: Logger,
   ) {
-    this.queue = new TypedQueue(defineQueue(name, OperationJob), redisUrl);
+    this.definition = defineQueue(name, OperationJob);
+    this.queue = queues.producer(this.definition);
   }
 
   /** Role `api`: listen for answers. */
@@ -51,9 +55,8 @@ export class OperationsQueue implements McpOperations {
 
   /** Roles `all` and `worker`: answer the API replicas' jobs with the local operations. */
   startWorker(local: McpOperations, concurrency: number): void {
-    this.worker = createWorker(
-      defineQueue(this.name, OperationJob),
-      this.redisUrl,
+    const worker = this.queues.process(
+      this.definition,
       async (job): Promise<Answer> => {
         try {
           return { value: await this.runLocally(local, job) };
@@ -65,7 +68,7 @@ export class OperationsQueue implements McpOperations {
       },
       { concurrency },
     );
-    this.worker.on('failed', (job, error) => this.logger.warn({ jobId: job?.id, err: error }, 'forwarded MCP operation failed'));
+    worker?.on('failed', (job, error) => this.logger.warn({ jobId: job?.id, err: error }, 'forwarded MCP operation failed'));
   }
 
   private runLocally(local: McpOperations, job: OperationJob): Promise<unknown> {
@@ -104,9 +107,8 @@ export class OperationsQueue implements McpOperations {
     )) as ToolCallResult;
   }
 
+  /** Stops listening for answers (the bootstrap closes the queue and the worker). */
   async close(): Promise<void> {
-    await this.worker?.close();
     await this.events?.close();
-    await this.queue.close();
   }
 }

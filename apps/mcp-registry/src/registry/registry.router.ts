@@ -21,22 +21,32 @@ export function registryRoutes(api: ApiRouter, service: RegistryService, before:
       method: 'get',
       path: '/registry/export',
       summary: 'Export the registry configuration',
+      description:
+        'Header values of connections (credentials, often) are `[redacted]`, as in the list and detail views. `includeSecrets=true` exports them as stored and needs `mcp:admin` (403 otherwise); `secretsIncluded` says which export this is. Importing a redacted export keeps the stored value of each `[redacted]` header.',
       tags,
       access: { permission: 'mcp:read' },
       before,
-      responses: { 200: { description: 'Every connection that is not disconnected', schema: mcpRegistry.RegistryExport } },
-      handler: () => service.export(),
+      query: mcpRegistry.RegistryExportQuery,
+      responses: {
+        200: { description: 'Every connection that is not disconnected', schema: mcpRegistry.RegistryExport },
+        403: { description: '`includeSecrets=true` without `mcp:admin`' },
+      },
+      handler: (req) => service.export(req.valid.query.includeSecrets, req.auth),
     })
     .route({
       method: 'post',
       path: '/registry/import',
       summary: 'Import an export (beyond spec 3)',
-      description: 'Each entry passes the registration guard (stdio needs `mcp:admin` and an allowed command); refused entries are reported in `errors`.',
+      description:
+        'Each entry passes the registration guard (stdio needs `mcp:admin` and an allowed command); refused entries are reported in `errors`. With `onConflict: replace`, a registered connection is replaced only by its owner or an `mcp:admin` (403 otherwise); a connection without an owner only by an admin.',
       tags,
       access: { permission: 'mcp:write' },
       before,
       body: mcpRegistry.RegistryImportRequest,
-      responses: { 200: { description: 'What was imported, updated, skipped or refused', schema: mcpRegistry.RegistryImportResponse } },
+      responses: {
+        200: { description: 'What was imported, updated, skipped or refused', schema: mcpRegistry.RegistryImportResponse },
+        403: { description: '`onConflict: replace` of a connection the caller does not own (and is no admin)' },
+      },
       handler: (req) => service.import(req.valid.body, req.auth),
     })
     .document({

@@ -1,7 +1,8 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
-import { ApiError } from '@platform/http';
+import { ApiError, forbidden } from '@platform/http';
+import { hasPermission } from '@platform/jwt';
 import type { z } from 'zod';
-import type { ConnectionService, Json } from '../connections/connections.service';
+import { ADMIN_PERMISSION, publicEndpoint, restoreRedacted, type ConnectionService, type Json } from '../connections/connections.service';
 import { round } from '../numbers';
 import type { RegistryRepository } from './registry.repository';
 
@@ -63,29 +64,45 @@ export class RegistryService {
     };
   }
 
-  /** Every connection that is not disconnected, in a form `import` takes back. */
-  async export(): Promise<z.output<typeof mcpRegistry.RegistryExport>> {
+  /**
+   * Every connection that is not disconnected, in a form `import` takes back. Header values are
+   * redacted as in the list and detail views; only an admin exports them as stored.
+   */
+  async export(includeSecrets: boolean, caller: AccessTokenClaims | undefined): Promise<z.output<typeof mcpRegistry.RegistryExport>> {
+    if (includeSecrets && !hasPermission(caller?.permissions ?? [], ADMIN_PERMISSION))
+      throw forbidden('An export with header values (credentials) needs the admin permission', {
+        required: ADMIN_PERMISSION,
+        userPermissions: caller?.permissions ?? [],
+      });
     const rows = await this.deps.connections.live();
     const connections: Exported[] = rows.map((row) => ({
       name: row.name,
       type: row.type as Exported['type'],
       protocol: row.protocol as Exported['protocol'],
-      endpoint: row.endpoint as Exported['endpoint'],
+      endpoint: includeSecrets ? (row.endpoint as Exported['endpoint']) : publicEndpoint(row.endpoint),
       capabilities: row.declaredCapabilities,
       metadata: row.metadata as Exported['metadata'],
       healthCheck: { enabled: row.healthCheckEnabled, interval: row.healthCheckInterval, timeout: row.healthCheckTimeout },
       capacity: row.capacity,
     }));
-    return { version: REGISTRY_VERSION, exportedAt: new Date().toISOString(), connections, totalExported: connections.length };
+    return { version: REGISTRY_VERSION, exportedAt: new Date().toISOString(), secretsIncluded: includeSecrets, connections, totalExported: connections.length };
   }
 
   /**
    * Registers each exported connection; a name already registered is skipped or, with
-   * `onConflict: replace`, updated. Each entry passes the same guard as a registration; a refused
-   * entry is reported in `errors` and does not stop the others.
+   * `onConflict: replace`, updated (only by its owner or an admin: 403 before anything is stored).
+   * Each entry passes the same guard as a registration; a refused entry is reported in `errors`
+   * and does not stop the others.
    */
   async import(request: ImportRequest, caller: AccessTokenClaims | undefined): Promise<z.output<typeof mcpRegistry.RegistryImportResponse>> {
     const outcome: z.output<typeof mcpRegistry.RegistryImportResponse> = { imported: [], updated: [], skipped: [], errors: [] };
+    if (request.onConflict === 'replace') {
+      // Replacing another's connection (pointing it at one's own server) is refused as a whole.
+      for (const entry of request.connections) {
+        const existing = await this.deps.connections.findByName(entry.name);
+        if (existing) this.deps.connections.guardOwner(existing, caller);
+      }
+    }
     for (const entry of request.connections) {
       const valid = mcpRegistry.RegisterConnectionRequest.safeParse(entry);
       if (!valid.success) {
@@ -99,12 +116,13 @@ export class RegistryService {
           continue;
         }
         if (existing) {
+          this.deps.connections.guardOwner(existing, caller);
           this.deps.connections.guardStdio(entry.protocol, entry.endpoint.command, caller);
           this.deps.connections.guardStdio(existing.protocol, undefined, caller);
           await this.deps.connections.store(existing.id, {
             type: entry.type,
             protocol: entry.protocol,
-            endpoint: entry.endpoint as Json,
+            endpoint: restoreRedacted(entry.endpoint, existing.endpoint) as Json,
             declaredCapabilities: entry.capabilities,
             capabilityNames: [...new Set([...entry.capabilities, ...(await this.deps.connections.toolNames(existing.id))])],
             ...(entry.metadata && { metadata: entry.metadata as Json }),

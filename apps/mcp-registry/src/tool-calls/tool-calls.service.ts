@@ -6,6 +6,7 @@ import { round } from '../numbers';
 import type { EventBus } from '../events/event-bus';
 import { sessionTarget } from '../health-checks/health-checks.service';
 import type { LiveLoad } from '../supervisor/live-load';
+import { describeMcpFailure } from '../supervisor/failure';
 import type { Supervisor } from '../supervisor/supervisor';
 
 const upstream = (message: string, code: string, details?: unknown) => new ApiError(502, 'api_error', code, message, details);
@@ -38,7 +39,7 @@ export class ToolCallService {
     }
     const latency = round(performance.now() - started);
     const success = result !== undefined && result.isError !== true;
-    const message = failure instanceof Error ? failure.message : undefined;
+    const message = failure === undefined ? undefined : describeMcpFailure(failure);
     await this.deps.connections.recordCall(connectionId, tool, success, latency, message);
     await this.deps.events.publish({ type: 'capability-request', connectionId, capability: tool, success, latency, timestamp: new Date().toISOString() });
     if (failure) throw this.toApiError(failure, tool);
@@ -53,6 +54,6 @@ export class ToolCallService {
       if (error.code === ErrorCode.RequestTimeout) return upstream(`The server did not answer "${tool}" in time`, 'mcp_timeout');
       return upstream(`The server failed "${tool}": ${error.message}`, 'mcp_error', { mcpCode: error.code });
     }
-    return upstream(`The MCP server could not be reached: ${error instanceof Error ? error.message : String(error)}`, 'mcp_unavailable');
+    return upstream(`The MCP server could not be reached: ${describeMcpFailure(error)}`, 'mcp_unavailable');
   }
 }

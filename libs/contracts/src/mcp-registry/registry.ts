@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QueryBoolean } from '../paging';
 import { ConnectionEndpoint, ConnectionMetadata, ConnectionProtocol, ConnectionType, HealthCheckSettings } from './connection';
 
 export const RegistryStatsResponse = z.object({
@@ -20,9 +21,18 @@ export const ExportedConnection = z.object({
   capacity: z.number().int().min(1).max(10_000).optional(),
 });
 
+export const RegistryExportQuery = z
+  .object({
+    /** Header values as stored (credentials, often): `mcp:admin` only. Redacted otherwise. */
+    includeSecrets: QueryBoolean.default(false),
+  })
+  .strict();
+
 export const RegistryExport = z.object({
   version: z.string(),
   exportedAt: z.string(),
+  /** Whether header values are as stored (`includeSecrets=true`, admins) or `[redacted]`. */
+  secretsIncluded: z.boolean(),
   connections: z.array(ExportedConnection),
   totalExported: z.number().int(),
 });
@@ -64,7 +74,12 @@ export const CmsSyncRequest = z.object({
     .string()
     .url()
     .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), 'must be an http(s) URL'),
-  apiKey: z.string().min(1),
+  /** Sent as `Authorization: Bearer <apiKey>`: an HTTP header value holds Latin-1 text only. */
+  apiKey: z
+    .string()
+    .min(1)
+    .max(4096)
+    .regex(/^[\x20-\x7e\x80-\xff]*$/, 'must be printable Latin-1 text (it is sent in an HTTP header)'),
   syncMode: z.enum(['bidirectional', 'push', 'pull']).default('bidirectional'),
 });
 
