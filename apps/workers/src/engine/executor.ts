@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/telemetry';
 import { runAgentStep, runHttpStep } from '../steps/http-step';
 import type { Datasources } from '../steps/database-step';
+import type { MeshRouting } from '../steps/mesh-routing';
 import { StepFailure, type StepContext } from '../steps/step-context';
 import { renderTemplates, TemplateError } from '../steps/templates';
 import { CancelBus, CancelledError, LeaseLostError, TimeoutError } from './cancel-bus';
@@ -13,6 +14,8 @@ export interface ExecutorOptions {
   defaultTimeoutMs: number;
   maxResponseBytes: number;
   allowPrivateUrls: boolean;
+  /** The mesh's routing for agent steps (MESH_URL); without it agent steps call their `url`. */
+  mesh?: MeshRouting;
 }
 
 /**
@@ -90,7 +93,7 @@ export class StepExecutor {
         case 'http':
           return runHttpStep(context, limits);
         case 'agent':
-          return runAgentStep(context, limits);
+          return runAgentStep(context, limits, this.options.mesh);
         case 'database':
           return this.datasources.run(context, step.timeoutMs);
       }
