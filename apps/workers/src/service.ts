@@ -1,3 +1,4 @@
+import { MeshClient, serviceApiKeyToken } from '@platform/clients';
 import { env, serviceDatabaseUrl } from '@platform/config';
 import { sqlPool } from '@platform/data';
 import { ApiRouter } from '@platform/http';
@@ -20,6 +21,7 @@ import { runRoutes } from './runs/runs.router';
 import { RunsRepository } from './runs/runs.repository';
 import { RunsService } from './runs/runs.service';
 import { Datasources } from './steps/database-step';
+import { MeshRouting } from './steps/mesh-routing';
 import { taskRoutes } from './tasks/tasks.router';
 import { TasksRepository } from './tasks/tasks.repository';
 import { TasksService } from './tasks/tasks.service';
@@ -72,6 +74,12 @@ export const workersService = defineService({
     WORKERS_ALLOW_PRIVATE_URLS: env.bool(false),
     /** Directory of YAML/JSON definitions for `POST /workflows/reload`. */
     WORKERS_DEFINITIONS_DIR: z.string().optional(),
+    /** The agent mesh: when set, agent steps post their task to the endpoint its routing resolves for the step's `agent`. */
+    MESH_URL: z.string().url().optional(),
+    /** Timeout of one call to the mesh (routing lookups of agent steps). */
+    WORKERS_MESH_TIMEOUT_MS: env.ms(5_000),
+    /** The service's own API key (issued by auth, exchanged at AUTH_URL) for its calls to other services (the mesh). */
+    WORKERS_API_KEY: z.string().min(1).optional(),
     /** Datasources of `database` steps: `{"name": {"url": "postgresql://...", "writable": false}}`. */
     WORKERS_DATASOURCES: DatasourcesJson,
   },
@@ -92,6 +100,13 @@ export const workersService = defineService({
     infra.onShutdown('datasources', () => datasources.close(), ShutdownPriority.stores - 1);
     const workersRepository = new WorkersRepository(db);
 
+    const serviceToken = config.WORKERS_API_KEY
+      ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.WORKERS_API_KEY, clientId: 'workers' })
+      : undefined;
+    const mesh = config.MESH_URL
+      ? new MeshRouting(new MeshClient({ baseUrl: config.MESH_URL, token: serviceToken, timeoutMs: config.WORKERS_MESH_TIMEOUT_MS }))
+      : undefined;
+
     if (infra.role !== 'api') {
       const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
       const executor = new StepExecutor(engine, dispatcher, cancels, datasources, logger, {
@@ -100,6 +115,7 @@ export const workersService = defineService({
         defaultTimeoutMs: config.WORKERS_DEFAULT_TIMEOUT_MS,
         maxResponseBytes: config.WORKERS_MAX_RESPONSE_BYTES,
         allowPrivateUrls: config.WORKERS_ALLOW_PRIVATE_URLS,
+        mesh,
       });
       await cancels.listen();
       infra.onShutdown('cancel bus', () => cancels.close(), ShutdownPriority.components);
@@ -152,6 +168,7 @@ export const workersService = defineService({
         maxSteps: config.WORKERS_MAX_STEPS,
         maxDefinitionBytes: config.WORKERS_MAX_DEFINITION_BYTES,
         datasources: datasources.names(),
+        meshRouting: mesh !== undefined,
         definitionsDir: config.WORKERS_DEFINITIONS_DIR,
       }),
     );

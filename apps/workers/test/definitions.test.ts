@@ -63,6 +63,12 @@ describe('workflow definitions', () => {
     ['too many steps', Array.from({ length: 21 }, (_, i) => fixed(`s${i}`)), /at most 20 steps/],
     ['a step type that does not exist', [{ id: 'a', type: 'ftp', url: 'http://x' }], /invalid/i],
     ['an http step without url', [{ id: 'a', type: 'http' }], /invalid/i],
+    ['an agent step without agent or url', [{ id: 'a', type: 'agent' }], /invalid/i],
+    [
+      'an agent step without url while the mesh is not configured',
+      [{ id: 'a', type: 'agent', agent: 'summarizer' }],
+      /needs a url: the mesh is not configured/,
+    ],
     ['the reserved id input', [fixed('input')], /invalid/i],
   ])('refuses %s with 400', async (_name, steps, message) => {
     const res = await post({ name: uniqueName('bad'), steps });

@@ -1,4 +1,4 @@
-import { auth } from '@platform/contracts';
+import { auth, mesh } from '@platform/contracts';
 import { z } from 'zod';
 import { ServiceClient, type ClientOptions } from './service-client';
 
@@ -85,8 +85,13 @@ export class MeshClient {
     return this.http.request('POST', '/api/v1/messages', { ...call, body: message, schema: MeshSendResult, idempotent: true });
   }
 
-  listAgents(query: { capability?: string; limit?: number }, call: PlatformCall = {}) {
+  listAgents(query: { capability?: string; status?: string; limit?: number; offset?: number }, call: PlatformCall = {}) {
     return this.http.request('GET', '/api/v1/agents', { ...call, query, schema: MeshAgentList });
+  }
+
+  /** `GET /api/v1/routing/table`: capability → the routable agents, with their load and latency. */
+  routingTable(call: PlatformCall = {}): Promise<z.infer<typeof mesh.RoutingTable>> {
+    return this.http.request('GET', '/api/v1/routing/table', { ...call, schema: mesh.RoutingTable });
   }
 }
 

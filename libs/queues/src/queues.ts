@@ -44,6 +44,15 @@ export class TypedQueue<S extends z.ZodType> {
     return this.queue.add(jobName, envelope, options);
   }
 
+  /** Adds many jobs in one round trip to Redis, each carrying the caller's trace context. */
+  async addBulk(jobs: ReadonlyArray<{ name: string; payload: z.input<S>; options?: JobsOptions }>) {
+    const trace: Record<string, string> = {};
+    propagation.inject(context.active(), trace);
+    return this.queue.addBulk(
+      jobs.map((job) => ({ name: job.name, data: { payload: this.definition.payload.parse(job.payload), trace } satisfies Envelope, opts: job.options })),
+    );
+  }
+
   close(): Promise<void> {
     return this.queue.close();
   }

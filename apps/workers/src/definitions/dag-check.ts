@@ -10,6 +10,8 @@ export interface DefinitionLimits {
   maxSteps: number;
   /** Datasource names a `database` step may use. */
   datasources: readonly string[];
+  /** Whether agent steps are routed through the mesh (MESH_URL); without it an agent step needs a url. */
+  meshRouting?: boolean;
 }
 
 /**
@@ -33,6 +35,8 @@ export function checkDefinition(steps: readonly workers.StepDefinition[], limits
       if (seen.has(dep)) issues.push({ path: `steps.${i}.depends_on.${j}`, message: `"${dep}" is listed twice` });
       seen.add(dep);
     });
+    if (step.type === 'agent' && !step.url && !limits.meshRouting)
+      issues.push({ path: `steps.${i}.url`, message: `agent step "${step.id}" needs a url: the mesh is not configured (MESH_URL)` });
     if (step.type === 'database' && step.datasource && !limits.datasources.includes(step.datasource)) {
       issues.push({
         path: `steps.${i}.datasource`,

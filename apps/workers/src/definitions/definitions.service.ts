@@ -17,6 +17,7 @@ export interface DefinitionsConfig {
   maxSteps: number;
   maxDefinitionBytes: number;
   datasources: readonly string[];
+  meshRouting: boolean;
   definitionsDir?: string;
 }
 
@@ -36,7 +37,7 @@ export class DefinitionsService {
 
   /** The definition's problems, or none. */
   check(steps: workers.StepDefinition[]): DefinitionIssue[] {
-    return checkDefinition(steps, { maxSteps: this.config.maxSteps, datasources: this.config.datasources });
+    return checkDefinition(steps, { maxSteps: this.config.maxSteps, datasources: this.config.datasources, meshRouting: this.config.meshRouting });
   }
 
   /**

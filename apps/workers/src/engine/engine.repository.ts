@@ -65,7 +65,11 @@ export class EngineRepository {
     private readonly sql: Pool,
   ) {}
 
-  /** Creates a run and its steps; the steps without dependencies are queued at once. */
+  /**
+   * Creates a run and its steps in one statement (no transaction held open across round trips, so
+   * starting runs never waits for a pooled transaction under load); the steps without dependencies
+   * are queued at once.
+   */
   async createRun(input: {
     definitionId: string;
     name: string;
@@ -76,41 +80,54 @@ export class EngineRepository {
     createdBy?: string;
   }) {
     const runId = randomUUID();
-    const now = new Date();
-    const rows = input.steps.map((step) => {
-      const root = step.depends_on.length === 0;
-      return {
-        id: randomUUID(),
+    const createdAt = new Date();
+    const rows = input.steps.map((step) => ({ id: randomUUID(), step, root: step.depends_on.length === 0 }));
+    const steps = rows.map(({ id, step, root }) => ({
+      id,
+      stepId: step.id,
+      type: step.type,
+      spec: step,
+      dependsOn: step.depends_on,
+      maxAttempts: step.retry?.maxAttempts ?? 1,
+      root,
+    }));
+    await this.sql.query(
+      `WITH created AS (
+        INSERT INTO runs (id, "definitionId", name, version, input, "traceId", queue, "createdBy", "createdAt", "lastProgressAt")
+        VALUES ($1::uuid, $2::uuid, $3, $4::int, $5::jsonb, $6, $7, $8, $9::timestamptz AT TIME ZONE 'UTC', $9::timestamptz AT TIME ZONE 'UTC')
+        RETURNING id
+      )
+      INSERT INTO steps (id, "runId", "stepId", type, spec, "dependsOn", "remainingDeps", state, attempt, "maxAttempts", "queuedAt", "availableAt")
+      SELECT x.id, (SELECT id FROM created), x."stepId", x.type, x.spec, ARRAY(SELECT jsonb_array_elements_text(x."dependsOn")), jsonb_array_length(x."dependsOn"),
+        CASE WHEN x.root THEN 'queued' ELSE 'waiting' END, CASE WHEN x.root THEN 1 ELSE 0 END, x."maxAttempts",
+        CASE WHEN x.root THEN now() END, CASE WHEN x.root THEN now() END
+      FROM jsonb_to_recordset($10::jsonb) AS x(id uuid, "stepId" text, type text, spec jsonb, "dependsOn" jsonb, "maxAttempts" int, root boolean)`,
+      [
         runId,
-        stepId: step.id,
-        type: step.type,
-        spec: step as object,
-        dependsOn: step.depends_on,
-        remainingDeps: step.depends_on.length,
-        state: root ? 'queued' : 'waiting',
-        attempt: root ? 1 : 0,
-        maxAttempts: step.retry?.maxAttempts ?? 1,
-        queuedAt: root ? now : null,
-        availableAt: root ? now : null,
-      };
-    });
-    const run = await this.db.$transaction(async (tx) => {
-      const created = await tx.run.create({
-        data: {
-          id: runId,
-          definitionId: input.definitionId,
-          name: input.name,
-          version: input.version,
-          input: input.runInput as object,
-          traceId: input.traceId,
-          queue: this.queue,
-          createdBy: input.createdBy,
-        },
-      });
-      await tx.step.createMany({ data: rows });
-      return created;
-    });
-    const jobs = rows.filter((row) => row.state === 'queued').map((row) => ({ taskId: row.id, attempt: row.attempt }));
+        input.definitionId,
+        input.name,
+        input.version,
+        storableJson(input.runInput),
+        input.traceId,
+        this.queue,
+        input.createdBy ?? null,
+        createdAt.toISOString(),
+        storableJson(steps),
+      ],
+    );
+    const run = {
+      id: runId,
+      name: input.name,
+      version: input.version,
+      state: 'pending',
+      error: null,
+      blockedSteps: [] as string[],
+      traceId: input.traceId,
+      createdAt,
+      startedAt: null,
+      finishedAt: null,
+    };
+    const jobs = rows.filter((row) => row.root).map((row) => ({ taskId: row.id, attempt: 1 }));
     return { run, jobs };
   }
 
@@ -123,35 +140,48 @@ export class EngineRepository {
    * its idempotency key and timeout. Nothing is claimed when the attempt is stale or the run ended.
    */
   async claim(taskId: string, attempt: number, workerId: string, leaseMs: number, defaultTimeoutMs: number): Promise<ClaimedStep | undefined> {
+    return (await this.claimMany([{ taskId, attempt }], workerId, leaseMs, defaultTimeoutMs))[0];
+  }
+
+  /**
+   * `claim` for many step jobs in one statement (the executor gathers the jobs its worker took at
+   * once); the answer is in the order of `jobs`, undefined for each attempt that was not claimed.
+   */
+  async claimMany(jobs: readonly StepJob[], workerId: string, leaseMs: number, defaultTimeoutMs: number): Promise<Array<ClaimedStep | undefined>> {
     const { rows } = await this.sql.query<Omit<ClaimedStep, 'outputs'>>(
       `WITH claimed AS (
         UPDATE steps s SET state = 'running', "leaseOwner" = $1, "leaseExpiresAt" = now() + ($2::int * interval '1 millisecond'), "startedAt" = now(), "finishedAt" = NULL
-        FROM runs r
-        WHERE s.id = $3::uuid AND s.attempt = $4::int AND s.state = 'queued' AND r.id = s."runId" AND r.state IN ('pending', 'running')
+        FROM unnest($3::uuid[], $4::int[]) AS j(id, attempt), runs r
+        WHERE s.id = j.id AND s.attempt = j.attempt AND s.state = 'queued' AND r.id = s."runId" AND r.state IN ('pending', 'running')
         RETURNING s.id, s."runId", s."stepId", s.type, s.spec, s.attempt, s.failures, s."maxAttempts", r.input, r."traceId",
           COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $5::int) AS "timeoutMs"
       ), recorded AS (
         INSERT INTO attempts (id, "taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
         SELECT gen_random_uuid(), id, "runId", "stepId", type, attempt, $1, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM claimed
       ), started AS (
-        UPDATE runs SET state = 'running', "startedAt" = now(), "lastProgressAt" = now() WHERE id = (SELECT "runId" FROM claimed) AND state = 'pending'
+        UPDATE runs SET state = 'running', "startedAt" = now(), "lastProgressAt" = now() WHERE id IN (SELECT "runId" FROM claimed) AND state = 'pending'
       )
       SELECT * FROM claimed`,
-      [workerId, leaseMs, taskId, attempt, defaultTimeoutMs],
+      [workerId, leaseMs, jobs.map((job) => job.taskId), jobs.map((job) => job.attempt), defaultTimeoutMs],
     );
-    const step = rows[0];
-    if (!step) return undefined;
-    const spec = step.spec as workers.StepDefinition;
-    const outputs: Record<string, unknown> = {};
-    const wanted = referencedSteps(spec);
-    if (wanted.length > 0) {
-      const upstream = await this.sql.query<{ stepId: string; output: unknown }>(
-        `SELECT "stepId", output FROM steps WHERE "runId" = $1::uuid AND "stepId" = ANY($2::text[]) AND state = 'completed'`,
-        [step.runId, wanted],
-      );
-      for (const row of upstream.rows) outputs[row.stepId] = row.output;
-    }
-    return { ...step, spec, outputs };
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return Promise.all(
+      jobs.map(async (job) => {
+        const step = byId.get(job.taskId);
+        if (!step || step.attempt !== job.attempt) return undefined;
+        const spec = step.spec as workers.StepDefinition;
+        const outputs: Record<string, unknown> = {};
+        const wanted = referencedSteps(spec);
+        if (wanted.length > 0) {
+          const upstream = await this.sql.query<{ stepId: string; output: unknown }>(
+            `SELECT "stepId", output FROM steps WHERE "runId" = $1::uuid AND "stepId" = ANY($2::text[]) AND state = 'completed'`,
+            [step.runId, wanted],
+          );
+          for (const row of upstream.rows) outputs[row.stepId] = row.output;
+        }
+        return { ...step, spec, outputs };
+      }),
+    );
   }
 
   /** Extends the lease of the attempt still holding the step; false when it no longer does. */
@@ -200,63 +230,99 @@ export class EngineRepository {
     });
   }
 
-  /**
-   * The hot path, one statement without a transaction held open: the step completes (if this
-   * attempt still holds it), its attempt is recorded, and the dependants whose last dependency it
-   * was are queued (row locks on them serialise concurrent completions and cancels). When no
-   * dependant is open, the run ends if none of its steps is open any more; each completion checks after
-   * its own commit, so the last of two concurrent ones always sees the other.
-   */
+  /** A completion recorded alone (the executor batches them through `completeMany` and `settleRuns`). */
   private async complete(step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>, value: unknown): Promise<FinishResult> {
-    const output = storableJson(value);
-    const {
-      rows: [row],
-    } = await this.sql.query<{ applied: number; jobs: StepJob[]; waiting: number }>(
-      `WITH done AS (
-        UPDATE steps SET state = 'completed', output = $1::jsonb, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
-        WHERE id = $2::uuid AND attempt = $3::int AND state = 'running'
-        RETURNING id
+    const [done] = await this.completeMany([{ step, output: value }]);
+    if (!done?.applied) return { applied: false, jobs: [] };
+    if (!done.leaf) return { applied: true, jobs: done.jobs, runState: 'running' };
+    const [runState] = await this.settleRuns([step.runId]);
+    return { applied: true, jobs: done.jobs, runState };
+  }
+
+  /**
+   * The hot path, one statement for many completions, without a transaction held open: each step
+   * completes if its attempt still holds it (the fencing token), its attempt is recorded, and the
+   * dependants whose last dependencies these were are queued (the decrement counts every
+   * dependency completed in the batch; row locks serialise concurrent batches and cancels). A
+   * completion without a waiting dependant is a `leaf`: its run may have ended, which `settleRuns`
+   * checks after this commit (so the last of two concurrent completions always sees the other).
+   */
+  async completeMany(
+    items: ReadonlyArray<{ step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>; output: unknown }>,
+  ): Promise<Array<{ applied: boolean; leaf: boolean; jobs: StepJob[] }>> {
+    const { rows } = await this.sql.query<{ id: string; leaf: boolean; jobs: StepJob[] }>(
+      `WITH input AS (
+        SELECT * FROM unnest($1::uuid[], $2::int[], $3::jsonb[]) AS i(id, attempt, output)
+      ), done AS (
+        UPDATE steps s SET state = 'completed', output = i.output, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
+        FROM input i
+        WHERE s.id = i.id AND s.attempt = i.attempt AND s.state = 'running'
+        RETURNING s.id, s.attempt, s."runId", s."stepId"
       ), recorded AS (
-        UPDATE attempts SET state = 'completed', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int
-        WHERE "taskId" = $2::uuid AND number = $3::int AND state = 'running'
+        UPDATE attempts a SET state = 'completed', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - a."startedAt") * 1000)::int
+        FROM done d WHERE a."taskId" = d.id AND a.number = d.attempt AND a.state = 'running'
+      ), edges AS (
+        SELECT d.id AS dependency, w.id AS dependant FROM done d
+        JOIN steps w ON w."runId" = d."runId" AND d."stepId" = ANY(w."dependsOn") AND w.state = 'waiting'
+        JOIN runs r ON r.id = d."runId" AND r.state = 'running'
       ), ready AS (
-        UPDATE steps SET "remainingDeps" = "remainingDeps" - 1,
-          state = CASE WHEN "remainingDeps" = 1 THEN 'queued' ELSE state END,
-          attempt = CASE WHEN "remainingDeps" = 1 THEN attempt + 1 ELSE attempt END,
-          "queuedAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "queuedAt" END,
-          "availableAt" = CASE WHEN "remainingDeps" = 1 THEN now() ELSE "availableAt" END
-        WHERE EXISTS (SELECT 1 FROM done) AND "runId" = $4::uuid AND $5::text = ANY("dependsOn") AND state = 'waiting'
-          AND EXISTS (SELECT 1 FROM runs WHERE id = $4::uuid AND state = 'running')
-        RETURNING id, attempt, state
+        UPDATE steps s SET "remainingDeps" = s."remainingDeps" - x.n,
+          state = CASE WHEN s."remainingDeps" <= x.n THEN 'queued' ELSE s.state END,
+          attempt = CASE WHEN s."remainingDeps" <= x.n THEN s.attempt + 1 ELSE s.attempt END,
+          "queuedAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."queuedAt" END,
+          "availableAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."availableAt" END
+        FROM (SELECT dependant, count(*)::int AS n FROM edges GROUP BY dependant) x
+        WHERE s.id = x.dependant AND s.state = 'waiting'
+        RETURNING s.id, s.attempt, s.state
       )
-      SELECT (SELECT count(*) FROM done)::int AS applied, (SELECT count(*) FROM ready)::int AS waiting,
-        COALESCE((SELECT json_agg(json_build_object('taskId', id, 'attempt', attempt)) FROM ready WHERE state = 'queued'), '[]'::json) AS jobs`,
-      [output, step.id, step.attempt, step.runId, step.stepId],
+      SELECT d.id, NOT EXISTS (SELECT 1 FROM edges e WHERE e.dependency = d.id) AS leaf,
+        COALESCE((SELECT json_agg(json_build_object('taskId', q.id, 'attempt', q.attempt))
+          FROM ready q WHERE q.state = 'queued' AND q.id IN (SELECT e.dependant FROM edges e WHERE e.dependency = d.id)
+            AND d.id = (SELECT min(e2.dependency::text)::uuid FROM edges e2 WHERE e2.dependant = q.id)), '[]'::json) AS jobs
+      FROM done d`,
+      [items.map((item) => item.step.id), items.map((item) => item.step.attempt), items.map((item) => storableJson(item.output))],
     );
-    if (!row?.applied) return { applied: false, jobs: [] };
-    // A dependant still waits or was just queued: the run cannot have ended.
-    if (row.waiting > 0) return { applied: true, jobs: row.jobs, runState: 'running' };
-    const {
-      rows: [counts],
-    } = await this.sql.query<{ open: number; unfinished: number }>(
-      `SELECT (count(*) FILTER (WHERE state IN ('waiting', 'queued', 'running')))::int AS open, (count(*) FILTER (WHERE state <> 'completed'))::int AS unfinished
-      FROM steps WHERE "runId" = $1::uuid`,
-      [step.runId],
-    );
-    if (!counts || counts.open > 0) return { applied: true, jobs: [], runState: 'running' };
-    if (counts.unfinished === 0) {
-      await this.db.$executeRaw`
-        UPDATE runs SET state = 'completed', "finishedAt" = now(), "lastProgressAt" = now(), error = NULL, "blockedSteps" = '{}'
-        WHERE id = ${step.runId}::uuid AND state IN ('pending', 'running')`;
-      return { applied: true, jobs: [], runState: 'completed' };
-    }
-    const runState = await this.db.$transaction(async (tx) => {
-      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
-      if (!run || TERMINAL_RUN.includes(run.state)) return run?.state;
-      await this.blockDownstream(tx, step.runId);
-      return this.settleRun(tx, step.runId);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return items.map((item) => {
+      const row = byId.get(item.step.id);
+      return row ? { applied: true, leaf: row.leaf, jobs: row.jobs } : { applied: false, leaf: false, jobs: [] };
     });
-    return { applied: true, jobs: [], runState };
+  }
+
+  /**
+   * After completions without a waiting dependant: each run none of whose steps is open any more
+   * ends, completed when every step completed (one statement for all), otherwise failed naming the
+   * failed and blocked steps. Answers each run's state, in the order of `runIds`.
+   */
+  async settleRuns(runIds: readonly string[]): Promise<Array<string | undefined>> {
+    const unique = [...new Set(runIds)];
+    const { rows } = await this.sql.query<{ id: string; state: string }>(
+      `WITH finished AS (
+        UPDATE runs SET state = 'completed', "finishedAt" = now(), "lastProgressAt" = now(), error = NULL, "blockedSteps" = '{}'
+        WHERE id = ANY($1::uuid[]) AND state IN ('pending', 'running')
+          AND NOT EXISTS (SELECT 1 FROM steps s WHERE s."runId" = runs.id AND s.state <> 'completed')
+        RETURNING id
+      )
+      SELECT id, 'completed' AS state FROM finished
+      UNION ALL
+      SELECT r.id, CASE WHEN EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state IN ('waiting', 'queued', 'running')) THEN 'running' ELSE 'settle' END
+      FROM unnest($1::uuid[]) AS r(id) WHERE r.id NOT IN (SELECT id FROM finished)`,
+      [unique],
+    );
+    const states = new Map(rows.map((row) => [row.id, row.state]));
+    for (const [runId, state] of states) {
+      if (state !== 'settle') continue;
+      states.set(
+        runId,
+        await this.db.$transaction(async (tx) => {
+          const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+          if (!run || TERMINAL_RUN.includes(run.state)) return run?.state ?? 'missing';
+          await this.blockDownstream(tx, runId);
+          return this.settleRun(tx, runId);
+        }),
+      );
+    }
+    return runIds.map((runId) => states.get(runId));
   }
 
   private async failFinally(

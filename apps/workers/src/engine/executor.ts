@@ -1,10 +1,12 @@
 import type { Logger } from '@platform/telemetry';
 import { runAgentStep, runHttpStep } from '../steps/http-step';
 import type { Datasources } from '../steps/database-step';
+import type { MeshRouting } from '../steps/mesh-routing';
 import { StepFailure, type StepContext } from '../steps/step-context';
 import { renderTemplates, TemplateError } from '../steps/templates';
+import { Batcher } from './batcher';
 import { CancelBus, CancelledError, LeaseLostError, TimeoutError } from './cancel-bus';
-import type { ClaimedStep, EngineRepository, Outcome } from './engine.repository';
+import type { ClaimedStep, EngineRepository, Outcome, StepJob } from './engine.repository';
 import { retryDelay, type StepDispatcher } from './step-queue';
 
 export interface ExecutorOptions {
@@ -13,6 +15,8 @@ export interface ExecutorOptions {
   defaultTimeoutMs: number;
   maxResponseBytes: number;
   allowPrivateUrls: boolean;
+  /** The mesh's routing for agent steps (MESH_URL); without it agent steps call their `url`. */
+  mesh?: MeshRouting;
 }
 
 /**
@@ -21,6 +25,11 @@ export interface ExecutorOptions {
  * the fencing token, and queues what became ready.
  */
 export class StepExecutor {
+  /** Claims of the jobs taken at once: one statement. */
+  private readonly claims: Batcher<StepJob, ClaimedStep | undefined>;
+  /** Completions recorded together: one statement, one addBulk of the dependants, one run check. */
+  private readonly completions: Batcher<{ step: ClaimedStep; output: unknown }, boolean>;
+
   constructor(
     private readonly engine: EngineRepository,
     private readonly dispatcher: StepDispatcher,
@@ -28,11 +37,26 @@ export class StepExecutor {
     private readonly datasources: Datasources,
     private readonly logger: Logger,
     private readonly options: ExecutorOptions,
-  ) {}
+  ) {
+    const batching = { maxBatch: 200, maxInFlight: 2 };
+    this.claims = new Batcher((jobs) => this.engine.claimMany(jobs, this.options.workerId, this.options.leaseMs, this.options.defaultTimeoutMs), batching);
+    this.completions = new Batcher(async (items) => {
+      const done = await this.engine.completeMany(items);
+      // Committed: what follows must not fail the batch (its steps are recorded). A job that could
+      // not be queued is queued again by the reaper (WORKERS_REQUEUE_AFTER_MS), a run left open by a
+      // failed check by the next completion or the watchdog.
+      await this.dispatcher
+        .dispatch(done.flatMap((result) => result.jobs))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'queueing dependants failed; the reaper will queue them'));
+      const leaves = items.filter((_, i) => done[i]!.applied && done[i]!.leaf).map((item) => item.step.runId);
+      if (leaves.length > 0) await this.engine.settleRuns(leaves).catch((error: unknown) => this.logger.warn({ err: error }, 'settling finished runs failed'));
+      return done.map((result) => result.applied);
+    }, batching);
+  }
 
   async process(taskId: string, attempt: number): Promise<string> {
     const { workerId, leaseMs } = this.options;
-    const step = await this.engine.claim(taskId, attempt, workerId, leaseMs, this.options.defaultTimeoutMs);
+    const step = await this.claims.push({ taskId, attempt });
     if (!step) return 'stale';
     const controller = new AbortController();
     this.cancels.track(taskId, controller);
@@ -61,6 +85,7 @@ export class StepExecutor {
       this.logger.warn({ taskId, attempt }, 'step lease lost; leaving it to its new owner');
       return 'lease_lost';
     }
+    if (outcome.kind === 'completed') return (await this.completions.push({ step, output: outcome.output })) ? 'completed' : 'fenced';
     const delay = retryDelay(step.spec.retry?.initialDelay ?? 1000, step.failures + 1);
     const result = await this.engine.finish(step, outcome, delay);
     if (result.jobs.length > 0) await this.dispatcher.dispatch(result.jobs);
@@ -90,7 +115,7 @@ export class StepExecutor {
         case 'http':
           return runHttpStep(context, limits);
         case 'agent':
-          return runAgentStep(context, limits);
+          return runAgentStep(context, limits, this.options.mesh);
         case 'database':
           return this.datasources.run(context, step.timeoutMs);
       }

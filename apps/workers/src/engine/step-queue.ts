@@ -14,22 +14,22 @@ export const stepQueue = (name: string) => defineQueue(name, StepJobPayload);
 export class StepDispatcher {
   constructor(private readonly queue: TypedQueue<typeof StepJobPayload>) {}
 
+  /** All the jobs in one round trip to Redis (BullMQ's addBulk). */
   async dispatch(jobs: readonly StepJob[]): Promise<void> {
-    await Promise.all(
-      jobs.map((job) =>
-        this.queue.add(
-          'step',
-          { taskId: job.taskId, attempt: job.attempt },
-          {
-            jobId: jobIdOf(job),
-            delay: job.delayMs && job.delayMs > 0 ? job.delayMs : undefined,
-            attempts: 3,
-            backoff: { type: 'exponential', delay: 500 },
-            removeOnComplete: true,
-            removeOnFail: { count: 1000 },
-          },
-        ),
-      ),
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(
+      jobs.map((job) => ({
+        name: 'step',
+        payload: { taskId: job.taskId, attempt: job.attempt },
+        options: {
+          jobId: jobIdOf(job),
+          delay: job.delayMs && job.delayMs > 0 ? job.delayMs : undefined,
+          attempts: 3,
+          backoff: { type: 'exponential', delay: 500 },
+          removeOnComplete: true,
+          removeOnFail: { count: 1000 },
+        },
+      })),
     );
   }
 

@@ -1,3 +1,4 @@
+import type { MeshRouting } from './mesh-routing';
 import { outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound';
 import { StepFailure, type StepContext } from './step-context';
 
@@ -19,21 +20,27 @@ export async function runHttpStep(context: StepContext, limits: Omit<OutboundOpt
 
 /**
  * An `agent` step: the task (the step's rendered `input`) posted to the agent's endpoint with the
- * run, step and attempt, and the idempotency key. Routing through the mesh (MESH_URL) is not
- * implemented: the step's `url` is used.
+ * run, step and attempt, and the idempotency key. With the mesh configured (MESH_URL) the endpoint
+ * is the one the mesh's routing resolves for `agent`; otherwise (or for a step without `agent`)
+ * the step's `url`.
  */
-export async function runAgentStep(context: StepContext, limits: Omit<OutboundOptions, 'signal'>): Promise<OutboundResponse> {
+export async function runAgentStep(context: StepContext, limits: Omit<OutboundOptions, 'signal'>, mesh?: MeshRouting): Promise<OutboundResponse> {
   const { spec } = context;
+  const routed = mesh && spec.agent ? await mesh.resolve(spec.agent, context.signal) : undefined;
+  const url = routed?.endpoint ?? spec.url;
+  if (!url) throw new StepFailure(`agent step "${context.stepId}" has no url and the mesh is not configured (MESH_URL)`, undefined, false);
   const task = {
     task: spec.input ?? {},
     agent: spec.agent,
+    ...(routed && { agent_id: routed.agentId }),
     workflow_id: context.runId,
     step: context.stepId,
     attempt: context.attempt,
     idempotency_key: context.idempotencyKey,
   };
   const headers = { 'content-type': 'application/json', 'idempotency-key': context.idempotencyKey, ...spec.headers };
-  const response = await outboundRequest(spec.url!, { method: 'POST', headers, body: JSON.stringify(task) }, { ...limits, signal: context.signal });
-  if (response.status < 200 || response.status > 299) throw new StepFailure(`agent answered HTTP ${response.status}`, response);
+  const response = await outboundRequest(url, { method: 'POST', headers, body: JSON.stringify(task) }, { ...limits, signal: context.signal });
+  if (response.status < 200 || response.status > 299)
+    throw new StepFailure(`agent${routed ? ` "${routed.agentId}"` : ''} answered HTTP ${response.status}`, response);
   return response;
 }

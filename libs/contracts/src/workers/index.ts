@@ -44,9 +44,9 @@ export const StepDefinition = z
   .object({
     id: StepId,
     type: StepType,
-    /** http: the request URL; agent: the agent's task endpoint (used when the mesh is not configured). */
+    /** http: the request URL; agent: the agent's task endpoint when the mesh is not configured (MESH_URL). */
     url: HttpUrl.optional(),
-    /** agent: the agent's name (informational without MESH_URL). */
+    /** agent: the agent (its mesh id or a capability) whose endpoint the mesh's routing resolves when MESH_URL is set. */
     agent: plain(253).optional(),
     depends_on: z.array(StepId).max(100).default([]),
     /** Free JSON made available as the `input` of an agent task; strings may hold templates. */
@@ -66,9 +66,9 @@ export const StepDefinition = z
   })
   .strict()
   .superRefine((step, ctx) => {
-    if ((step.type === 'http' || step.type === 'agent') && !step.url) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: `a ${step.type} step needs a url` });
-    }
+    if (step.type === 'http' && !step.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'an http step needs a url' });
+    if (step.type === 'agent' && !step.url && !step.agent)
+      ctx.addIssue({ code: 'custom', path: ['agent'], message: 'an agent step needs an agent (routed through the mesh) or a url' });
     if (step.type === 'database') {
       if (!step.datasource) ctx.addIssue({ code: 'custom', path: ['datasource'], message: 'a database step needs a datasource' });
       if (!step.statement) ctx.addIssue({ code: 'custom', path: ['statement'], message: 'a database step needs a statement' });

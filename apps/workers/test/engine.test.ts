@@ -1,0 +1,102 @@
+import { TestIssuer, uniqueName } from '@platform/testing';
+import type { Db } from '../src/database';
+import { engineOf, startWorkers, type Service } from './harness';
+
+/**
+ * The engine's batched hot path against the real Postgres (an API-role service: no worker takes
+ * the steps, the test plays the workers): many claims and completions in one statement each.
+ */
+describe('batched claims and completions', () => {
+  let issuer: TestIssuer;
+  let svc: Service;
+  let handle: ReturnType<typeof engineOf>;
+  beforeAll(async () => {
+    issuer = await new TestIssuer().start();
+    svc = await startWorkers(issuer, { SERVICE_ROLE: 'api' });
+    handle = engineOf(svc);
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await svc?.stop();
+    await issuer?.stop();
+  });
+
+  async function diamond() {
+    const db = svc.infra.db as Db;
+    const def = await db.definition.create({ data: { name: uniqueName('batch'), version: 1, hash: uniqueName('h'), steps: [] } });
+    const step = (id: string, depends_on: string[] = []) => ({ id, type: 'http' as const, url: 'http://127.0.0.1:9/ok', depends_on });
+    return handle.engine.createRun({
+      definitionId: def.id,
+      name: def.name,
+      version: 1,
+      steps: [step('a'), step('b'), step('c'), step('join', ['a', 'b']), step('tail', ['join', 'c'])],
+      runInput: {},
+      traceId: 'b'.repeat(32),
+    });
+  }
+
+  it('completes two dependencies of one step in one batch: the step is queued once, with one job', async () => {
+    const { engine } = handle;
+    const db = svc.infra.db as Db;
+    const { run, jobs } = await diamond();
+    expect(jobs).toHaveLength(3);
+    const claimed = await engine.claimMany(jobs, 'batch-worker', 30_000, 60_000);
+    expect(claimed.map((step) => step?.stepId)).toEqual(['a', 'b', 'c']);
+    // A stale attempt in the same batch claims nothing and changes nothing.
+    expect(await engine.claimMany([{ taskId: jobs[0]!.taskId, attempt: 2 }], 'batch-worker', 30_000, 60_000)).toEqual([undefined]);
+
+    const [a, b] = claimed as NonNullable<(typeof claimed)[number]>[];
+    const done = await engine.completeMany([
+      { step: a, output: { from: 'a' } },
+      { step: b, output: { from: 'b' } },
+    ]);
+    const join = await db.step.findFirstOrThrow({ where: { runId: run.id, stepId: 'join' } });
+    expect(join).toMatchObject({ state: 'queued', attempt: 1, remainingDeps: 0 });
+    expect(done.flatMap((result) => result.jobs)).toEqual([{ taskId: join.id, attempt: 1 }]);
+    expect(done.map((result) => result.applied)).toEqual([true, true]);
+    // A second completion of the same attempt writes nothing: a terminal state is never overwritten.
+    expect(await engine.completeMany([{ step: a, output: { from: 'a again' } }])).toEqual([{ applied: false, leaf: false, jobs: [] }]);
+    expect((await db.step.findFirstOrThrow({ where: { runId: run.id, stepId: 'a' } })).output).toEqual({ from: 'a' });
+    const tail = await db.step.findFirstOrThrow({ where: { runId: run.id, stepId: 'tail' } });
+    expect(tail).toMatchObject({ state: 'waiting', remainingDeps: 2 });
+    const attempts = await db.attempt.findMany({ where: { runId: run.id }, orderBy: { stepId: 'asc' } });
+    expect(attempts.map((attempt) => [attempt.stepId, attempt.state])).toEqual([
+      ['a', 'completed'],
+      ['b', 'completed'],
+      ['c', 'running'],
+    ]);
+  });
+
+  it('fences out a completion whose attempt no longer holds the step, and ends the run when its last step completes', async () => {
+    const { engine } = handle;
+    const db = svc.infra.db as Db;
+    const { run, jobs } = await diamond();
+    const [a, b, c] = (await engine.claimMany(jobs, 'batch-worker', 30_000, 60_000)) as Array<NonNullable<Awaited<ReturnType<typeof engine.claim>>>>;
+    // Recovery moved step c on to attempt 2: the worker holding attempt 1 can no longer write.
+    await db.step.update({ where: { id: c!.id }, data: { state: 'queued', attempt: 2 } });
+    const first = await engine.completeMany([
+      { step: a!, output: 1 },
+      { step: b!, output: 2 },
+      { step: c!, output: 'stale' },
+    ]);
+    expect(first.map((result) => result.applied)).toEqual([true, true, false]);
+    const [c2] = await engine.claimMany([{ taskId: c!.id, attempt: 2 }], 'batch-worker', 30_000, 60_000);
+    const [join] = await engine.claimMany(first[0]!.jobs.length ? first[0]!.jobs : first[1]!.jobs, 'batch-worker', 30_000, 60_000);
+    const second = await engine.completeMany([
+      { step: c2!, output: 3 },
+      { step: join!, output: 4 },
+    ]);
+    const [tail] = await engine.claimMany(
+      second.flatMap((result) => result.jobs),
+      'batch-worker',
+      30_000,
+      60_000,
+    );
+    expect(tail?.stepId).toBe('tail');
+    const [last] = await engine.completeMany([{ step: tail!, output: 5 }]);
+    expect(last).toEqual({ applied: true, leaf: true, jobs: [] });
+    expect(await engine.settleRuns([run.id])).toEqual(['completed']);
+    expect((await db.run.findUniqueOrThrow({ where: { id: run.id } })).state).toBe('completed');
+    expect((await db.step.findFirstOrThrow({ where: { runId: run.id, stepId: 'c' } })).output).toBe(3);
+  });
+});
