@@ -237,7 +237,10 @@ export class Fakes {
         const object = req.body as { metadata: { name: string } };
         const key = `${match[3]}/${match[2]}/${object.metadata.name}`;
         if (this.k8sObjects.has(key)) return { status: 409, body: { kind: 'Status', reason: 'AlreadyExists', code: 409 } };
-        this.k8sObjects.set(key, { ...object, metadata: { ...object.metadata, resourceVersion: '1' } });
+        const stored: Record<string, unknown> = { ...object, metadata: { ...object.metadata, resourceVersion: '1' } };
+        // The cluster gives a Service its IP, which a replacement must carry.
+        if (match[3] === 'services') stored.spec = { ...(object as { spec?: object }).spec, clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'] };
+        this.k8sObjects.set(key, stored);
         return { status: 201, body: this.k8sObjects.get(key) };
       })
       .on('GET', /^\/(apis\/apps\/v1|api\/v1)\/namespaces\/([^/]+)\/(deployments|services)\/([^/]+)$/, (_req, match) => {
