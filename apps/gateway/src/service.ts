@@ -1,4 +1,4 @@
-import { env } from '@platform/config';
+import { env, serviceDatabaseUrl } from '@platform/config';
 import {
   AuthClient,
   GitLabScmClient,
@@ -13,6 +13,7 @@ import {
   WorkersClient,
   WorkflowEngineClient,
 } from '@platform/clients';
+import { sqlPool } from '@platform/data';
 import { ApiRouter, createRateLimiter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { randomBytes } from 'node:crypto';
@@ -130,8 +131,8 @@ export const gatewayService = defineService({
       : undefined;
     const deployer: Deployer =
       config.GATEWAY_DEPLOYER === 'kubernetes'
-        ? new KubernetesDeployer({
-            kubeConfig: loadKubeConfig({
+        ? await KubernetesDeployer.create({
+            kubeConfig: await loadKubeConfig({
               apiUrl: config.GATEWAY_K8S_API_URL,
               token: config.GATEWAY_K8S_TOKEN,
               caFile: config.GATEWAY_K8S_CA_FILE,
@@ -153,7 +154,14 @@ export const gatewayService = defineService({
     const verifier = await infra.verifier();
     const memo = new VerificationMemo(verifier);
     const api = new ApiRouter(memo.verifier);
-    const agents = new AgentsService(new AgentsRepository(db), {
+    // The execute hot path's own pool, bound like Prisma's (AgentsRepository).
+    const sql = sqlPool(serviceDatabaseUrl('gateway', config.DATABASE_URL), 'gateway', {
+      poolSize: config.DATABASE_POOL_SIZE,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      onError: (error) => logger.warn({ err: error }, 'execute pool connection lost'),
+    });
+    infra.onShutdown('postgres (execute pool)', () => sql.end(), ShutdownPriority.stores);
+    const agents = new AgentsService(new AgentsRepository(db, sql), {
       registry,
       master,
       mesh,

@@ -134,7 +134,12 @@ describe('the Kubernetes deployer against a fake Kubernetes API server', () => {
   });
 
   it('a Kubernetes API that cannot be reached answers 502 naming kubernetes, with the earlier steps undone', async () => {
-    const down = await startGateway({ GATEWAY_DEPLOYER: 'kubernetes', GATEWAY_K8S_NAMESPACE: 'agents-test', GATEWAY_K8S_TOKEN: 't', GATEWAY_K8S_API_URL: 'http://127.0.0.1:1' });
+    const down = await startGateway({
+      GATEWAY_DEPLOYER: 'kubernetes',
+      GATEWAY_K8S_NAMESPACE: 'agents-test',
+      GATEWAY_K8S_TOKEN: 't',
+      GATEWAY_K8S_API_URL: 'http://127.0.0.1:1',
+    });
     try {
       const body = { ...manifest(), runtime: { image: 'ghcr.io/acme/x:1' } };
       const owner = down.issuer.bearer(['agents:read', 'agents:write'], { sub: uniqueName('owner') });
@@ -165,7 +170,7 @@ describe('the Kubernetes deployer against a fake Kubernetes API server', () => {
         'contexts: [{ name: test, context: { cluster: fake, user: deployer } }]',
       ].join('\n'),
     );
-    const deployer = new KubernetesDeployer({ kubeConfig: loadKubeConfig({ kubeconfig: file }), namespace: 'from-kubeconfig' });
+    const deployer = await KubernetesDeployer.create({ kubeConfig: await loadKubeConfig({ kubeconfig: file }), namespace: 'from-kubeconfig' });
     const name = uniqueName('kc');
     expect(await deployer.apply(target(name))).toMatchObject({ deployer: 'kubernetes', namespace: 'from-kubeconfig', deployment: `acme-${name}` });
     const post = g.fakes.kubernetes.calls('POST', '/apis/apps/v1/namespaces/from-kubeconfig/deployments').at(-1)!;
@@ -181,15 +186,15 @@ describe('the Kubernetes deployer against a fake Kubernetes API server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'serviceaccount-'));
     // As the kubelet writes it: no trailing newline (the client sends the file as it is).
     writeFileSync(join(dir, 'token'), 'service-account-token');
-    const kubeConfig = loadKubeConfig({ apiUrl: g.fakes.kubernetes.url, serviceAccountDir: dir });
-    const deployer = new KubernetesDeployer({ kubeConfig, namespace: 'from-account' });
+    const kubeConfig = await loadKubeConfig({ apiUrl: g.fakes.kubernetes.url, serviceAccountDir: dir });
+    const deployer = await KubernetesDeployer.create({ kubeConfig, namespace: 'from-account' });
     const name = uniqueName('sa');
     await deployer.apply(target(name));
     expect(g.fakes.kubernetes.calls('POST', '/api/v1/namespaces/from-account/services').at(-1)!.authorization).toBe('Bearer service-account-token');
     await deployer.remove(target(name));
   });
 
-  it('without a server, KUBECONFIG or a service account, the configuration error names the variables', () => {
-    expect(() => loadKubeConfig({})).toThrow(/GATEWAY_K8S_API_URL, KUBECONFIG/);
+  it('without a server, KUBECONFIG or a service account, the configuration error names the variables', async () => {
+    await expect(loadKubeConfig({})).rejects.toThrow(/GATEWAY_K8S_API_URL, KUBECONFIG/);
   });
 });

@@ -1,13 +1,6 @@
-import {
-  ApiException,
-  AppsV1Api,
-  CoreV1Api,
-  createConfiguration,
-  KubeConfig,
-  ServerConfiguration,
-  type V1Deployment,
-  type V1Service,
-} from '@kubernetes/client-node';
+// Loaded when the Kubernetes deployer is chosen: the client is large and the local default never needs it.
+import type * as k8s from '@kubernetes/client-node';
+import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { UpstreamError } from '@platform/clients';
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
@@ -153,6 +146,9 @@ export function kubernetesObjects(target: DeployTarget, namespace: string): { de
 
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
+/** `@kubernetes/client-node`, loaded on first use. */
+export const kubernetesClient = (): Promise<typeof k8s> => import('@kubernetes/client-node');
+
 export interface KubeConfigSource {
   /** A configured API server (`GATEWAY_K8S_API_URL`); wins over everything else. */
   apiUrl?: string;
@@ -172,8 +168,8 @@ export interface KubeConfigSource {
  * The KubeConfig of the Kubernetes deployer: a configured server, else `KUBECONFIG`, else the
  * in-cluster service account. Anything else is a start-up error naming the variables.
  */
-export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
-  const kc = new KubeConfig();
+export async function loadKubeConfig(source: KubeConfigSource): Promise<KubeConfig> {
+  const kc = new (await kubernetesClient()).KubeConfig();
   const accountDir = source.serviceAccountDir ?? SERVICE_ACCOUNT;
   if (source.apiUrl) {
     const caFile = source.caFile ?? (existsSync(`${accountDir}/ca.crt`) ? `${accountDir}/ca.crt` : undefined);
@@ -205,9 +201,9 @@ export interface KubernetesOptions {
 }
 
 /** A Kubernetes API failure as the platform's upstream error, naming `kubernetes`. */
-function upstream(error: unknown, doing: string): UpstreamError {
+function upstream(client: typeof k8s, error: unknown, doing: string): UpstreamError {
   if (error instanceof UpstreamError) return error;
-  if (error instanceof ApiException) {
+  if (error instanceof client.ApiException) {
     const body = error.body as { message?: string; reason?: string } | string | undefined;
     const message = typeof body === 'object' && body?.message ? body.message : `HTTP ${error.code}`;
     return new UpstreamError('kubernetes', `kubernetes refused to ${doing}: ${message}`, 'status', error.code, body);
@@ -218,23 +214,27 @@ function upstream(error: unknown, doing: string): UpstreamError {
   return new UpstreamError('kubernetes', `kubernetes is unreachable to ${doing}: ${cause?.message ?? String(error)}`, 'network');
 }
 
-const isStatus = (error: unknown, code: number) => error instanceof ApiException && error.code === code;
-
 /**
  * Deploys agents as a Deployment plus a Service in one namespace, through `@kubernetes/client-node`
  * (AppsV1Api and CoreV1Api): create, replace on 409, delete with 404 taken as done.
  */
 export class KubernetesDeployer implements Deployer {
   readonly kind = 'kubernetes' as const;
-  private readonly apps: AppsV1Api;
-  private readonly core: CoreV1Api;
 
-  constructor(private readonly options: KubernetesOptions) {
+  private constructor(
+    private readonly options: KubernetesOptions,
+    private readonly client: typeof k8s,
+    private readonly apps: k8s.AppsV1Api,
+    private readonly core: k8s.CoreV1Api,
+  ) {}
+
+  static async create(options: KubernetesOptions): Promise<KubernetesDeployer> {
+    const client = await kubernetesClient();
     const cluster = options.kubeConfig.getCurrentCluster()!;
     const timeoutMs = options.timeoutMs ?? 10_000;
     // makeApiClient's configuration plus a timeout on every call.
-    const configuration = createConfiguration({
-      baseServer: new ServerConfiguration(cluster.server, {}),
+    const configuration = client.createConfiguration({
+      baseServer: new client.ServerConfiguration(cluster.server, {}),
       authMethods: { default: options.kubeConfig },
       promiseMiddleware: [
         {
@@ -243,8 +243,11 @@ export class KubernetesDeployer implements Deployer {
         },
       ],
     });
-    this.apps = new AppsV1Api(configuration);
-    this.core = new CoreV1Api(configuration);
+    return new KubernetesDeployer(options, client, new client.AppsV1Api(configuration), new client.CoreV1Api(configuration));
+  }
+
+  private isStatus(error: unknown, code: number): boolean {
+    return error instanceof this.client.ApiException && error.code === code;
   }
 
   endpointFor(target: DeployTarget): string {
@@ -288,7 +291,7 @@ export class KubernetesDeployer implements Deployer {
     const namespace = this.options.namespace;
     const name = workloadName(target.namespace, target.name);
     const gone = (doing: string) => (error: unknown) => {
-      if (!isStatus(error, 404)) throw upstream(error, doing);
+      if (!this.isStatus(error, 404)) throw upstream(this.client, error, doing);
     };
     await this.apps
       .deleteNamespacedDeployment({ name, namespace, propagationPolicy: 'Foreground' })
@@ -304,11 +307,11 @@ export class KubernetesDeployer implements Deployer {
     try {
       await calls.create();
     } catch (error) {
-      if (!isStatus(error, 409)) throw upstream(error, doing);
+      if (!this.isStatus(error, 409)) throw upstream(this.client, error, doing);
       try {
         await calls.replace(await calls.read());
       } catch (replaceError) {
-        throw upstream(replaceError, doing.replace('create', 'replace'));
+        throw upstream(this.client, replaceError, doing.replace('create', 'replace'));
       }
     }
   }
