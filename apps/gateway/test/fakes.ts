@@ -37,7 +37,11 @@ export class FakeServer {
     return this;
   }
 
+  /** TCP connections accepted so far (keep-alive clients open few). */
+  connections = 0;
+
   async start(): Promise<this> {
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
