@@ -1,4 +1,4 @@
-import { env } from '@platform/config';
+import { env, serviceDatabaseUrl } from '@platform/config';
 import {
   AuthClient,
   GitLabScmClient,
@@ -13,17 +13,17 @@ import {
   WorkersClient,
   WorkflowEngineClient,
 } from '@platform/clients';
+import { sqlPool } from '@platform/data';
 import { ApiRouter, createRateLimiter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ApiKeyExchange } from './access/api-keys';
 import { gatewayAccess, VerificationMemo } from './access/gateway-access';
 import { AgentsRepository } from './agents/agents.repository';
 import { agentRoutes } from './agents/agents.router';
 import { AgentsService } from './agents/agents.service';
-import { KubernetesDeployer, NoneDeployer, type Deployer } from './agents/deployers';
+import { KubernetesDeployer, loadKubeConfig, NoneDeployer, type Deployer } from './agents/deployers';
 import { cmsRoutes } from './cms/cms.router';
 import { CmsService } from './cms/cms.service';
 import { siteQueue } from './cms/sites.queue';
@@ -46,7 +46,6 @@ import { WorkflowsService } from './workflows/workflows.service';
 const BASE_PATH = '/api/v1';
 const url = (fallback: string) => z.string().url().default(fallback);
 const optionalUrl = z.string().url().optional();
-const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
  * The unified gateway (spec 2, "Gateway API", 1.0.0): one entry point with a platform token or an
@@ -80,13 +79,19 @@ export const gatewayService = defineService({
     GATEWAY_EXECUTE_TIMEOUT_MS: env.ms(30_000),
     GATEWAY_STUDIO_TASK_TIMEOUT_MS: env.ms(600_000),
     GATEWAY_DEPLOYER: z.enum(['none', 'kubernetes']).default('none'),
-    GATEWAY_K8S_API_URL: url('https://kubernetes.default.svc'),
+    /** The Kubernetes API server; without it, `KUBECONFIG`, else the pod's service account. */
+    GATEWAY_K8S_API_URL: optionalUrl,
+    /** CA bundle for GATEWAY_K8S_API_URL (the service account's CA by default). */
+    GATEWAY_K8S_CA_FILE: z.string().optional(),
+    KUBECONFIG: z.string().optional(),
+    /** Set by Kubernetes in every pod. */
+    KUBERNETES_SERVICE_HOST: z.string().optional(),
     GATEWAY_K8S_NAMESPACE: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
       .max(63)
       .default('agents'),
-    /** Bearer token for the Kubernetes API; in a pod, the service account's token file by default. */
+    /** Bearer token for GATEWAY_K8S_API_URL; the service account's token file (re-read as it rotates) by default. */
     GATEWAY_K8S_TOKEN: z.string().optional(),
     GATEWAY_DEFAULT_IMAGE: z.string().optional(),
     REGISTRY_URL: url('http://127.0.0.1:3004'),
@@ -126,12 +131,17 @@ export const gatewayService = defineService({
       : undefined;
     const deployer: Deployer =
       config.GATEWAY_DEPLOYER === 'kubernetes'
-        ? new KubernetesDeployer({
-            apiUrl: config.GATEWAY_K8S_API_URL,
+        ? await KubernetesDeployer.create({
+            kubeConfig: await loadKubeConfig({
+              apiUrl: config.GATEWAY_K8S_API_URL,
+              token: config.GATEWAY_K8S_TOKEN,
+              caFile: config.GATEWAY_K8S_CA_FILE,
+              kubeconfig: config.KUBECONFIG,
+              inCluster: Boolean(config.KUBERNETES_SERVICE_HOST),
+            }),
             namespace: config.GATEWAY_K8S_NAMESPACE,
             defaultImage: config.GATEWAY_DEFAULT_IMAGE,
             timeoutMs,
-            token: () => config.GATEWAY_K8S_TOKEN ?? readFileSync(IN_CLUSTER_TOKEN, 'utf8').trim(),
           })
         : new NoneDeployer();
 
@@ -144,7 +154,14 @@ export const gatewayService = defineService({
     const verifier = await infra.verifier();
     const memo = new VerificationMemo(verifier);
     const api = new ApiRouter(memo.verifier);
-    const agents = new AgentsService(new AgentsRepository(db), {
+    // The execute hot path's own pool, bound like Prisma's (AgentsRepository).
+    const sql = sqlPool(serviceDatabaseUrl('gateway', config.DATABASE_URL), 'gateway', {
+      poolSize: config.DATABASE_POOL_SIZE,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      onError: (error) => logger.warn({ err: error }, 'execute pool connection lost'),
+    });
+    infra.onShutdown('postgres (execute pool)', () => sql.end(), ShutdownPriority.stores);
+    const agents = new AgentsService(new AgentsRepository(db, sql), {
       registry,
       master,
       mesh,

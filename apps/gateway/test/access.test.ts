@@ -1,6 +1,7 @@
 import { uniqueName } from '@platform/testing';
+import { Redis } from 'ioredis';
 import request from 'supertest';
-import { startGateway, type Gateway } from './harness';
+import { manifest, startGateway, type Gateway } from './harness';
 
 describe('API keys and the per-key rate limit', () => {
   let g: Gateway;
@@ -80,5 +81,42 @@ describe('API keys and the per-key rate limit', () => {
       .get('/api/v1/agents?limit=1')
       .set('Authorization', g.issuer.bearer(['agents:read']));
     expect(other.status).toBe(200);
+    // 1,501 requests through Postgres: minutes on a loaded two-core machine.
+  }, 180_000);
+});
+
+describe("agents' replies and the per-address limit", () => {
+  let g: Gateway;
+  beforeAll(async () => {
+    // A bucket of 2 per address with no refill to speak of, on a Redis database of its own (the
+    // address bucket of 127.0.0.1 is shared by every gateway of the test run on database 0).
+    const redisUrl = 'redis://127.0.0.1:6379/13';
+    const redis = new Redis(redisUrl);
+    await redis.flushdb();
+    redis.disconnect();
+    g = await startGateway({ REDIS_URL: redisUrl, GATEWAY_RATE_BURST: '2', GATEWAY_RATE_LIMIT: '1', GATEWAY_RATE_WINDOW: '86400' });
+  });
+  afterAll(() => g.stop());
+
+  it("an agent's reply is taken even when its address has used up its requests", async () => {
+    const owner = g.issuer.bearer(['agents:read', 'agents:write'], { sub: uniqueName('owner') });
+    const created = await request(g.app)
+      .post('/api/v1/agents')
+      .set('Authorization', owner)
+      .send({ manifest: manifest(), deployment: { endpoint: 'http://10.0.0.9:8080' } });
+    expect(created.status).toBe(201);
+    // The agent replies from 127.0.0.1, whose bucket these anonymous calls empty.
+    const address = g.service.url;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${address}/api/v1/agents`)).status);
+    expect(statuses).toEqual([401, 401, 429]);
+
+    const executor = g.issuer.bearer(['agents:execute'], { sub: uniqueName('executor') });
+    const executed = await request(g.app)
+      .post(`/api/v1/agents/${created.body.id}/execute`)
+      .set('Authorization', executor)
+      .send({ input: { text: 'hi' }, timeout_ms: 5000 });
+    expect(executed.status).toBe(200);
+    expect(executed.body).toMatchObject({ status: 'completed', output: { echo: { text: 'hi' } } });
   });
 });

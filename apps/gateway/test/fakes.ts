@@ -26,14 +26,22 @@ export class FakeServer {
   failures = new Map<string, number>();
   url = '';
 
-  constructor(readonly name: string) {}
+  /** `record: false` keeps no request (benchmarks). */
+  constructor(
+    readonly name: string,
+    private readonly options: { record?: boolean } = {},
+  ) {}
 
   on(method: string, pattern: RegExp, handler: Handler): this {
     this.routes.push({ method, pattern, handler });
     return this;
   }
 
+  /** TCP connections accepted so far (keep-alive clients open few). */
+  connections = 0;
+
   async start(): Promise<this> {
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
@@ -63,7 +71,7 @@ export class FakeServer {
       // form bodies stay text
     }
     const recorded: Recorded = { method: req.method ?? 'GET', path: req.url ?? '/', authorization: req.headers.authorization, headers: req.headers, body };
-    this.requests.push(recorded);
+    if (this.options.record !== false) this.requests.push(recorded);
     const send = (status: number, payload?: unknown): void => {
       res.statusCode = status;
       if (payload !== undefined) res.setHeader('content-type', 'application/json');
@@ -86,20 +94,47 @@ export class FakeServer {
   }
 }
 
-/** Every system the gateway talks to, as fakes, plus auth's API-key exchange signed by a TestIssuer. */
+export interface FakesOptions {
+  /** Keep every request for assertions (default); benchmarks turn it off. */
+  record?: boolean;
+  /** How long a mesh "agent" takes before it replies (default 20 ms). */
+  replyDelayMs?: number;
+}
+
+/**
+ * Every system the gateway talks to, as fakes, plus auth's API-key exchange signed by a TestIssuer.
+ * The gateway tests and its benchmark (tools/bench/gateway.bench.ts) share them.
+ */
 export class Fakes {
   readonly issuer = new TestIssuer();
-  readonly auth = new FakeServer('auth');
-  readonly registry = new FakeServer('registry');
-  readonly master = new FakeServer('master');
-  readonly mesh = new FakeServer('mesh');
-  readonly tracing = new FakeServer('tracing');
-  readonly workers = new FakeServer('workers');
-  readonly workflowEngine = new FakeServer('workflow-engine');
-  readonly mcpRegistry = new FakeServer('mcp-registry');
-  readonly kubernetes = new FakeServer('kubernetes');
-  readonly cms = new FakeServer('cms');
-  readonly scm = new FakeServer('scm');
+  readonly auth: FakeServer;
+  readonly registry: FakeServer;
+  readonly master: FakeServer;
+  readonly mesh: FakeServer;
+  readonly tracing: FakeServer;
+  readonly workers: FakeServer;
+  readonly workflowEngine: FakeServer;
+  readonly mcpRegistry: FakeServer;
+  readonly kubernetes: FakeServer;
+  readonly cms: FakeServer;
+  readonly scm: FakeServer;
+  private readonly replyDelayMs: number;
+
+  constructor(options: FakesOptions = {}) {
+    const fake = (name: string) => new FakeServer(name, { record: options.record });
+    this.auth = fake('auth');
+    this.registry = fake('registry');
+    this.master = fake('master');
+    this.mesh = fake('mesh');
+    this.tracing = fake('tracing');
+    this.workers = fake('workers');
+    this.workflowEngine = fake('workflow-engine');
+    this.mcpRegistry = fake('mcp-registry');
+    this.kubernetes = fake('kubernetes');
+    this.cms = fake('cms');
+    this.scm = fake('scm');
+    this.replyDelayMs = options.replyDelayMs ?? 20;
+  }
   /** API keys auth accepts, with the token's subject and permissions. */
   readonly apiKeys = new Map<string, { sub: string; permissions: string[] }>();
   /** Mesh agents reply to tasks with this (set `undefined` to stay silent). */
@@ -176,15 +211,16 @@ export class Fakes {
         const reply = this.agentReply?.(message.payload);
         // The "agent" answers its task at the reply URL it received, a moment later.
         if (reply !== undefined && typeof message.payload.reply_to === 'string') {
-          setTimeout(
-            () =>
-              void fetch(message.payload.reply_to as string, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify(reply),
-              }).catch(() => undefined),
-            20,
-          );
+          const answer = () =>
+            void fetch(message.payload.reply_to as string, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(reply),
+            })
+              .then((response) => response.arrayBuffer())
+              .catch(() => undefined);
+          if (this.replyDelayMs > 0) setTimeout(answer, this.replyDelayMs);
+          else setImmediate(answer);
         }
         return { status: 202, body: { id: randomUUID(), message_id: message.message_id, agent_id: agentId, state: 'queued', duplicate: false } };
       });
@@ -237,7 +273,10 @@ export class Fakes {
         const object = req.body as { metadata: { name: string } };
         const key = `${match[3]}/${match[2]}/${object.metadata.name}`;
         if (this.k8sObjects.has(key)) return { status: 409, body: { kind: 'Status', reason: 'AlreadyExists', code: 409 } };
-        this.k8sObjects.set(key, { ...object, metadata: { ...object.metadata, resourceVersion: '1' } });
+        const stored: Record<string, unknown> = { ...object, metadata: { ...object.metadata, resourceVersion: '1' } };
+        // The cluster gives a Service its IP, which a replacement must carry.
+        if (match[3] === 'services') stored.spec = { ...(object as { spec?: object }).spec, clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'] };
+        this.k8sObjects.set(key, stored);
         return { status: 201, body: this.k8sObjects.get(key) };
       })
       .on('GET', /^\/(apis\/apps\/v1|api\/v1)\/namespaces\/([^/]+)\/(deployments|services)\/([^/]+)$/, (_req, match) => {

@@ -60,6 +60,9 @@ const checkPod = (key, spec, isJob) => {
     }
     for (const v of c.volumeMounts ?? []) if (!(spec.volumes ?? []).some((vol) => vol.name === v.name)) bad(`${key}: volume ${v.name}`);
   }
+  for (const vol of spec.volumes ?? [])
+    if (vol.persistentVolumeClaim && !by('PersistentVolumeClaim').some((c) => c.metadata.name === vol.persistentVolumeClaim.claimName) && !external.has(vol.persistentVolumeClaim.claimName))
+      bad(`${key}: claim ${vol.persistentVolumeClaim.claimName} missing`);
 };
 for (const d of by('Deployment')) {
   const key = `Deployment/${d.metadata.name}`;
@@ -88,6 +91,13 @@ for (const j of by('Job')) {
         if (!/pre-install/.test(sec?.metadata.annotations?.['helm.sh/hook'] ?? ''))
           bad(`${key}: reads secret ${e.secretRef.name} that is not a hook (absent at pre-install)`);
       }
+}
+// A RoleBinding binds a rendered Role, in its own namespace, to a rendered ServiceAccount.
+for (const b of by('RoleBinding')) {
+  const role = by('Role').find((r) => r.metadata.name === b.roleRef.name && r.metadata.namespace === b.metadata.namespace);
+  if (b.roleRef.kind === 'Role' && !role) bad(`RoleBinding/${b.metadata.name}: Role ${b.roleRef.name} missing in ${b.metadata.namespace}`);
+  for (const s of b.subjects ?? [])
+    if (s.kind === 'ServiceAccount' && !by('ServiceAccount').some((a) => a.metadata.name === s.name)) bad(`RoleBinding/${b.metadata.name}: ServiceAccount ${s.name} missing`);
 }
 for (const h of by('HorizontalPodAutoscaler')) {
   const d = by('Deployment').find((x) => x.metadata.name === h.spec.scaleTargetRef.name);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Renders the chart and checks what it renders, on machines without a helm binary:
-#   deploy/helm/check/check.sh [values files...]      (default: the chart's ci/test-values.yaml)
+#   deploy/helm/check/check.sh [values files...]      (default: every file of the chart's ci/)
 # 1. render: `helm template` when helm exists; else helmlite.go, Go's text/template with sprig, the
 #    engine helm uses (needs Debian's golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v2-dev);
 # 2. check-objects.cjs: YAML (duplicate keys refused), names, selectors, references between objects,
@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/../../.." && pwd)"
 chart="$root/deploy/helm/agent-platform"
 work="$root/tmp/helm-check"
 mkdir -p "$work"
-[ "$#" -gt 0 ] || set -- "$chart/ci/test-values.yaml"
+[ "$#" -gt 0 ] || set -- "$chart"/ci/*.yaml
 
 if command -v helm >/dev/null 2>&1; then
   render() { local args=(); for f in "$@"; do args+=(-f "$f"); done; helm template platform "$chart" --namespace agents "${args[@]}"; }

@@ -51,11 +51,16 @@ export class VerificationMemo {
  * The gateway's front door, before any route: an API key (`X-API-Key`, or `Authorization: Bearer`
  * with a key) is exchanged for a platform token that replaces it on the request, so every route
  * checks tokens and permissions the same way; then the caller's bucket (per key, per user for
- * tokens, per address otherwise) is charged and `X-RateLimit-*` set on every answer.
+ * tokens, per address otherwise) is charged and `X-RateLimit-*` set on every answer. Agents'
+ * replies (`/replies/<signed token>`) pass untouched.
  */
 export function gatewayAccess(options: GatewayAccessOptions): RequestHandler {
+  const replies = `${options.basePath}/replies/`;
   return (req, res, next) => {
     if (!req.path.startsWith(`${options.basePath}/`)) return next();
+    // Agents' replies carry their own signed credential and are not callers' requests: one busy agent
+    // answering from one address must not lose replies to a per-address limit (nor pay its round trip).
+    if (req.path.startsWith(replies)) return next();
     void (async () => {
       const headerKey = req.headers['x-api-key'];
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];

@@ -1,13 +1,20 @@
-import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
 export type AgentRow = Prisma.AgentGetPayload<{ include: { steps: true } }>;
 const withSteps = { steps: { orderBy: [{ startedAt: 'asc' as const }, { position: 'asc' as const }] } };
 
-/** The gateway's records of agents and of every saga step run on them. */
+/**
+ * The gateway's records of agents and of every saga step run on them. The execute hot path goes
+ * through a plain pg pool bound like Prisma's (`sqlPool`): even a Prisma raw query costs several
+ * times the CPU of its statement.
+ */
 export class AgentsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sql: Pool,
+  ) {}
 
   create(data: {
     namespace: string;
@@ -62,24 +69,29 @@ export class AgentsRepository {
     return this.db.agentStep.deleteMany({ where: { agentId, operation } });
   }
 
-  /** The hot path of execute, in plain SQL (a Prisma model query costs milliseconds to plan). */
-  async findForExecute(id: string): Promise<{ id: string; status: string; refs: unknown } | undefined> {
-    const rows = await this.db.$queryRaw<Array<{ id: string; status: string; refs: unknown }>>`SELECT "id", "status", "refs" FROM "Agent" WHERE "id" = ${id}`;
-    return rows[0];
-  }
-
-  async createExecution(data: {
-    id?: string;
+  /**
+   * The hot path of execute, one statement: the agent's state and, when it is active, the new
+   * execution recorded as `sent`. Undefined when there is no such agent.
+   */
+  async startExecution(data: {
+    id: string;
     agentId: string;
     callerSub: string;
     messageId: string;
     input: object;
     traceId?: string;
-  }): Promise<{ id: string }> {
-    const id = data.id ?? randomUUID();
-    await this.db.$executeRaw`INSERT INTO "Execution" ("id", "agentId", "callerSub", "messageId", "status", "input", "traceId")
-      VALUES (${id}, ${data.agentId}, ${data.callerSub}, ${data.messageId}, 'sent', ${JSON.stringify(data.input)}::jsonb, ${data.traceId ?? null})`;
-    return { id };
+  }): Promise<{ id: string; status: string; refs: unknown; recorded: boolean } | undefined> {
+    const { rows } = await this.sql.query<{ id: string; status: string; refs: unknown; recorded: boolean }>({
+      name: 'gateway-start-execution',
+      text: `WITH agent AS (SELECT "id", "status", "refs" FROM "Agent" WHERE "id" = $2),
+        recorded AS (
+          INSERT INTO "Execution" ("id", "agentId", "callerSub", "messageId", "status", "input", "traceId")
+          SELECT $1, "id", $3, $4, 'sent', $5::jsonb, $6 FROM agent WHERE "status" = 'active'
+          RETURNING "id")
+        SELECT "id", "status", "refs", EXISTS (SELECT 1 FROM recorded) AS "recorded" FROM agent`,
+      values: [data.id, data.agentId, data.callerSub, data.messageId, JSON.stringify(data.input), data.traceId ?? null],
+    });
+    return rows[0];
   }
 
   findExecution(id: string) {
@@ -88,10 +100,11 @@ export class AgentsRepository {
 
   /** Records an execution's end once: a late or repeated reply changes nothing. */
   async finishExecution(id: string, status: string, data: { output?: unknown; error?: string }): Promise<boolean> {
-    const output = data.output === undefined ? null : JSON.stringify(data.output);
-    const count = await this.db
-      .$executeRaw`UPDATE "Execution" SET "status" = ${status}, "output" = ${output}::jsonb, "error" = ${data.error ?? null}, "finishedAt" = now()
-      WHERE "id" = ${id} AND "status" = 'sent'`;
-    return count === 1;
+    const { rowCount } = await this.sql.query({
+      name: 'gateway-finish-execution',
+      text: `UPDATE "Execution" SET "status" = $2, "output" = $3::jsonb, "error" = $4, "finishedAt" = now() WHERE "id" = $1 AND "status" = 'sent'`,
+      values: [id, status, data.output === undefined ? null : JSON.stringify(data.output), data.error ?? null],
+    });
+    return rowCount === 1;
   }
 }

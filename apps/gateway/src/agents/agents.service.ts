@@ -416,52 +416,45 @@ export class AgentsService {
 
   /** Sends a task to the agent through the mesh and waits for its reply. */
   async execute(caller: Caller, id: string, body: z.infer<typeof gateway.ExecuteBody>) {
-    const row = await this.repository.findForExecute(id);
-    if (!row) throw notFound(`No agent ${id}`);
-    if (row.status !== 'active') throw conflict(`The agent is ${row.status}`, { status: row.status });
     const traceId = trace.getActiveSpan()?.spanContext().traceId;
     const messageId = randomUUID();
     const executionId = randomUUID();
     const timeoutMs = body.timeout_ms ?? this.deps.executeTimeoutMs;
     const started = Date.now();
-    // Listening before sending: the reply may come back before the send returns.
-    const waiter = this.deps.replies.waitFor(executionId, timeoutMs);
-    const { service } = await this.tokens(caller);
-    const recorded = this.repository.createExecution({
+    // One statement finds the agent and, when it is active, records the execution.
+    const row = await this.repository.startExecution({
       id: executionId,
-      agentId: row.id,
+      agentId: id,
       callerSub: caller.sub,
       messageId,
       input: { input: body.input ?? null },
       traceId,
     });
-    const sent = this.deps.mesh.send(
-      {
-        to: (row.refs as Refs).meshId ?? row.id,
-        message_id: messageId,
-        from: 'gateway',
-        ttl_ms: Math.max(1000, timeoutMs),
-        payload: {
-          type: 'task',
-          execution_id: executionId,
-          input: body.input,
-          reply_to: this.deps.replies.replyUrl('execution', executionId, timeoutMs + 60_000),
-          trace_id: traceId ?? null,
-        },
-      },
-      service,
-    );
+    if (!row) throw notFound(`No agent ${id}`);
+    if (!row.recorded) throw conflict(`The agent is ${row.status}`, { status: row.status });
+    // Listening before sending: the reply may come back before the send returns.
+    const waiter = this.deps.replies.waitFor(executionId, timeoutMs);
     try {
-      await Promise.all([recorded, sent]);
+      const { service } = await this.tokens(caller);
+      await this.deps.mesh.send(
+        {
+          to: (row.refs as Refs).meshId ?? row.id,
+          message_id: messageId,
+          from: 'gateway',
+          ttl_ms: Math.max(1000, timeoutMs),
+          payload: {
+            type: 'task',
+            execution_id: executionId,
+            input: body.input,
+            reply_to: this.deps.replies.replyUrl('execution', executionId, timeoutMs + 60_000),
+            trace_id: traceId ?? null,
+          },
+        },
+        service,
+      );
     } catch (error) {
       waiter.cancel();
-      if (
-        await recorded.then(
-          () => true,
-          () => false,
-        )
-      )
-        await this.repository.finishExecution(executionId, 'failed', { error: (error as Error).message });
+      await this.repository.finishExecution(executionId, 'failed', { error: (error as Error).message });
       throw error;
     }
     const reply = await waiter.reply;
@@ -493,8 +486,6 @@ export class AgentsService {
 
   /** An agent's reply to an execution: the first one goes to the waiting request, which records it. */
   async reply(executionId: string, reply: { output?: unknown; error?: string }): Promise<boolean> {
-    if (!(await this.deps.replies.claim(executionId, 24 * 3600_000))) return false;
-    await this.deps.replies.publish(executionId, reply);
-    return true;
+    return this.deps.replies.take(executionId, reply, 24 * 3600_000);
   }
 }

@@ -1,7 +1,9 @@
-import { fetchTransport, ServiceClient, UpstreamError, type TokenSource } from '@platform/clients';
-// Types only: the library's runtime (undici 8) needs Node 22, so its REST calls go through the
-// platform's ServiceClient (README, "Decisions").
-import type { V1Deployment, V1Service } from '@kubernetes/client-node';
+// Loaded when the Kubernetes deployer is chosen: the client is large and the local default never needs it.
+import type * as k8s from '@kubernetes/client-node';
+import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-node';
+import { UpstreamError } from '@platform/clients';
+import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { createHash } from 'node:crypto';
 
 /** What a deployer needs to know about an agent. */
@@ -142,27 +144,110 @@ export function kubernetesObjects(target: DeployTarget, namespace: string): { de
   return { deployment, service };
 }
 
+const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** `@kubernetes/client-node`, loaded on first use. */
+export const kubernetesClient = (): Promise<typeof k8s> => import('@kubernetes/client-node');
+
+export interface KubeConfigSource {
+  /** A configured API server (`GATEWAY_K8S_API_URL`); wins over everything else. */
+  apiUrl?: string;
+  /** Bearer token for `apiUrl`; without it, the pod's service account token file (re-read as it rotates). */
+  token?: string;
+  /** CA bundle for `apiUrl`; without it, the pod's service account CA when present. */
+  caFile?: string;
+  /** `KUBECONFIG`: the current context of that file (or `:`-separated files). */
+  kubeconfig?: string;
+  /** Running in a pod (`KUBERNETES_SERVICE_HOST` set): the in-cluster service account. */
+  inCluster?: boolean;
+  /** Where the service account files are (tests point it elsewhere). */
+  serviceAccountDir?: string;
+}
+
+/**
+ * The KubeConfig of the Kubernetes deployer: a configured server, else `KUBECONFIG`, else the
+ * in-cluster service account. Anything else is a start-up error naming the variables.
+ */
+export async function loadKubeConfig(source: KubeConfigSource): Promise<KubeConfig> {
+  const kc = new (await kubernetesClient()).KubeConfig();
+  const accountDir = source.serviceAccountDir ?? SERVICE_ACCOUNT;
+  if (source.apiUrl) {
+    const caFile = source.caFile ?? (existsSync(`${accountDir}/ca.crt`) ? `${accountDir}/ca.crt` : undefined);
+    kc.loadFromClusterAndUser(
+      // The client only speaks plain HTTP (a `kubectl proxy`, a test server) with TLS checks declared off.
+      { name: 'gateway', server: source.apiUrl, caFile, skipTLSVerify: source.apiUrl.startsWith('http:') },
+      source.token
+        ? { name: 'gateway', token: source.token }
+        : { name: 'gateway', authProvider: { name: 'tokenFile', config: { tokenFile: `${accountDir}/token` } } },
+    );
+  } else if (source.kubeconfig) {
+    // Several files (`a:b`) are merged the way kubectl does, which the client does from the environment.
+    if (source.kubeconfig.includes(delimiter)) kc.loadFromDefault();
+    else kc.loadFromFile(source.kubeconfig);
+  } else if (source.inCluster) {
+    kc.loadFromCluster();
+  } else {
+    throw new Error('GATEWAY_DEPLOYER=kubernetes needs GATEWAY_K8S_API_URL, KUBECONFIG or a pod service account (KUBERNETES_SERVICE_HOST)');
+  }
+  if (!kc.getCurrentCluster()) throw new Error(`KUBECONFIG (${source.kubeconfig}) has no current context with a cluster`);
+  return kc;
+}
+
 export interface KubernetesOptions {
-  apiUrl: string;
+  kubeConfig: KubeConfig;
   namespace: string;
-  token?: TokenSource;
   timeoutMs?: number;
   defaultImage?: string;
 }
 
-/** Deploys agents as a Deployment plus a Service in one namespace, through the Kubernetes REST API. */
+/** A Kubernetes API failure as the platform's upstream error, naming `kubernetes`. */
+function upstream(client: typeof k8s, error: unknown, doing: string): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  if (error instanceof client.ApiException) {
+    const body = error.body as { message?: string; reason?: string } | string | undefined;
+    const message = typeof body === 'object' && body?.message ? body.message : `HTTP ${error.code}`;
+    return new UpstreamError('kubernetes', `kubernetes refused to ${doing}: ${message}`, 'status', error.code, body);
+  }
+  const cause = error as { name?: string; message?: string; code?: string };
+  if (cause?.name === 'AbortError' || cause?.name === 'TimeoutError')
+    return new UpstreamError('kubernetes', `kubernetes did not answer in time to ${doing}`, 'timeout');
+  return new UpstreamError('kubernetes', `kubernetes is unreachable to ${doing}: ${cause?.message ?? String(error)}`, 'network');
+}
+
+/**
+ * Deploys agents as a Deployment plus a Service in one namespace, through `@kubernetes/client-node`
+ * (AppsV1Api and CoreV1Api): create, replace on 409, delete with 404 taken as done.
+ */
 export class KubernetesDeployer implements Deployer {
   readonly kind = 'kubernetes' as const;
-  private readonly http: ServiceClient;
 
-  constructor(private readonly options: KubernetesOptions) {
-    this.http = new ServiceClient({
-      service: 'kubernetes',
-      baseUrl: options.apiUrl,
-      timeoutMs: options.timeoutMs ?? 10_000,
-      token: options.token,
-      transport: fetchTransport,
+  private constructor(
+    private readonly options: KubernetesOptions,
+    private readonly client: typeof k8s,
+    private readonly apps: k8s.AppsV1Api,
+    private readonly core: k8s.CoreV1Api,
+  ) {}
+
+  static async create(options: KubernetesOptions): Promise<KubernetesDeployer> {
+    const client = await kubernetesClient();
+    const cluster = options.kubeConfig.getCurrentCluster()!;
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    // makeApiClient's configuration plus a timeout on every call.
+    const configuration = client.createConfiguration({
+      baseServer: new client.ServerConfiguration(cluster.server, {}),
+      authMethods: { default: options.kubeConfig },
+      promiseMiddleware: [
+        {
+          pre: async (context) => (context.setSignal(AbortSignal.timeout(timeoutMs)), context),
+          post: async (response) => response,
+        },
+      ],
     });
+    return new KubernetesDeployer(options, client, new client.AppsV1Api(configuration), new client.CoreV1Api(configuration));
+  }
+
+  private isStatus(error: unknown, code: number): boolean {
+    return error instanceof this.client.ApiException && error.code === code;
   }
 
   endpointFor(target: DeployTarget): string {
@@ -171,46 +256,63 @@ export class KubernetesDeployer implements Deployer {
 
   async apply(target: DeployTarget): Promise<Record<string, unknown>> {
     const { deployment, service } = kubernetesObjects({ ...target, image: target.image ?? this.options.defaultImage }, this.options.namespace);
-    const ns = encodeURIComponent(this.options.namespace);
-    await this.upsert(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment);
-    await this.upsert(`/api/v1/namespaces/${ns}/services`, service);
+    const namespace = this.options.namespace;
+    const name = deployment.metadata!.name!;
+    await this.upsert(`create Deployment ${namespace}/${name}`, {
+      create: () => this.apps.createNamespacedDeployment({ namespace, body: deployment }),
+      read: () => this.apps.readNamespacedDeployment({ name, namespace }),
+      replace: (current) => {
+        const body = structuredClone(deployment);
+        body.metadata!.resourceVersion = current.metadata?.resourceVersion;
+        return this.apps.replaceNamespacedDeployment({ name, namespace, body });
+      },
+    });
+    await this.upsert(`create Service ${namespace}/${name}`, {
+      create: () => this.core.createNamespacedService({ namespace, body: service }),
+      read: () => this.core.readNamespacedService({ name, namespace }),
+      replace: (current) => {
+        // A Service keeps its cluster IP: the replacement carries the one the cluster gave it.
+        const body = structuredClone(service);
+        body.metadata!.resourceVersion = current.metadata?.resourceVersion;
+        Object.assign(body.spec!, { clusterIP: current.spec?.clusterIP, clusterIPs: current.spec?.clusterIPs });
+        return this.core.replaceNamespacedService({ name, namespace, body });
+      },
+    });
     return {
       deployer: 'kubernetes',
-      namespace: this.options.namespace,
-      deployment: deployment.metadata!.name,
+      namespace,
+      deployment: name,
       service: service.metadata!.name,
       image: deployment.spec!.template.spec!.containers[0].image,
     };
   }
 
   async remove(target: DeployTarget): Promise<void> {
-    const ns = encodeURIComponent(this.options.namespace);
+    const namespace = this.options.namespace;
     const name = workloadName(target.namespace, target.name);
-    for (const path of [`/apis/apps/v1/namespaces/${ns}/deployments/${name}`, `/api/v1/namespaces/${ns}/services/${name}`]) {
-      await this.http
-        .request('DELETE', path, { idempotent: true, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' } })
-        .catch((error: unknown) => {
-          if (!(error instanceof UpstreamError && error.upstreamStatus === 404)) throw error;
-        });
-    }
+    const gone = (doing: string) => (error: unknown) => {
+      if (!this.isStatus(error, 404)) throw upstream(this.client, error, doing);
+    };
+    await this.apps
+      .deleteNamespacedDeployment({ name, namespace, propagationPolicy: 'Foreground' })
+      .then(() => undefined, gone(`delete Deployment ${namespace}/${name}`));
+    await this.core.deleteNamespacedService({ name, namespace }).then(() => undefined, gone(`delete Service ${namespace}/${name}`));
   }
 
-  /** Creates the object; when it exists, replaces it (keeping its resourceVersion and, for a Service, its clusterIP). */
-  private async upsert(collection: string, object: V1Deployment | V1Service): Promise<void> {
+  /** Creates the object; when it exists (409), replaces it keeping its resourceVersion. */
+  private async upsert<T extends V1Deployment | V1Service>(
+    doing: string,
+    calls: { create: () => Promise<T>; read: () => Promise<T>; replace: (current: T) => Promise<T> },
+  ): Promise<void> {
     try {
-      await this.http.request('POST', collection, { body: object });
+      await calls.create();
     } catch (error) {
-      if (!(error instanceof UpstreamError && error.upstreamStatus === 409)) throw error;
-      const path = `${collection}/${object.metadata!.name}`;
-      const current = (await this.http.request('GET', path)) as {
-        metadata?: { resourceVersion?: string };
-        spec?: { clusterIP?: string; clusterIPs?: string[] };
-      };
-      const replacement = structuredClone(object) as V1Service;
-      replacement.metadata!.resourceVersion = current.metadata?.resourceVersion;
-      if (object.kind === 'Service' && replacement.spec)
-        Object.assign(replacement.spec, { clusterIP: current.spec?.clusterIP, clusterIPs: current.spec?.clusterIPs });
-      await this.http.request('PUT', path, { body: replacement, idempotent: true });
+      if (!this.isStatus(error, 409)) throw upstream(this.client, error, doing);
+      try {
+        await calls.replace(await calls.read());
+      } catch (replaceError) {
+        throw upstream(this.client, replaceError, doing.replace('create', 'replace'));
+      }
     }
   }
 }

@@ -1,11 +1,22 @@
 import type { McpRegistryClient, MeshClient, RegistryClient } from '@platform/clients';
-import type { gateway } from '@platform/contracts';
+import { mcpRegistry, registry, type gateway } from '@platform/contracts';
 import { ApiError } from '@platform/http';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Caller } from '../agents/agents.service';
 
 type Item = z.infer<typeof gateway.DiscoveredItem>;
 type Source = 'registry' | 'mesh' | 'mcp-registry';
+
+// What discovery reads of the registry's and mcp-registry's answers, picked from their contracts: on
+// this hot path a page of full records costs several times more to validate than these fields.
+const RegistryHits = z.object({
+  items: z.array(registry.Agent.pick({ namespace: true, name: true, capabilities: true, agentType: true, status: true })),
+});
+const McpHits = z.object({
+  connections: z.array(
+    mcpRegistry.DiscoverResponse.shape.connections.element.pick({ id: true, name: true, capabilities: true, health: true }).extend({ endpoint: z.unknown() }),
+  ),
+});
 
 /**
  * One answer from three sources, asked in parallel: published agents (registry), live agents
@@ -22,20 +33,23 @@ export class DiscoveryService {
     const service = { bearer: (await this.deps.serviceToken()) ?? caller.bearer };
     const framework = query.framework?.toLowerCase();
     const asks: Record<Source, Promise<Item[]>> = {
-      registry: this.deps.registry.list({ capability: query.capability, limit: query.limit }, user).then((page) =>
-        page.items
-          .filter((agent) => !framework || agent.agentType?.toLowerCase() === framework)
-          .map((agent) => ({
-            source: 'registry' as const,
-            kind: 'agent' as const,
-            id: `${agent.namespace}/${agent.name}`,
-            name: agent.name,
-            capabilities: agent.capabilities,
-            framework: agent.agentType,
-            status: agent.status,
-            endpoint: null,
-          })),
-      ),
+      // The calls of RegistryClient.list and McpRegistryClient.discover, with the lean schemas above.
+      registry: this.deps.registry.http
+        .request('GET', '/api/v1/agents', { query: { capability: query.capability, limit: query.limit }, schema: RegistryHits, ...user })
+        .then((page) =>
+          page.items
+            .filter((agent) => !framework || agent.agentType?.toLowerCase() === framework)
+            .map((agent) => ({
+              source: 'registry' as const,
+              kind: 'agent' as const,
+              id: `${agent.namespace}/${agent.name}`,
+              name: agent.name,
+              capabilities: agent.capabilities,
+              framework: agent.agentType,
+              status: agent.status,
+              endpoint: null,
+            })),
+        ),
       mesh: this.deps.mesh.listAgents({ capability: query.capability, limit: query.limit }, service).then((list) =>
         list.agents
           .filter((agent) => !framework || String(agent.metadata.framework ?? agent.metadata.agentType ?? '').toLowerCase() === framework)
@@ -53,18 +67,25 @@ export class DiscoveryService {
       'mcp-registry':
         framework && framework !== 'mcp'
           ? Promise.resolve([])
-          : this.deps.mcpRegistry.discover({ capabilities: query.capability ? [query.capability] : [], filters: {} }, service).then((answer) =>
-              answer.connections.map((connection) => ({
-                source: 'mcp-registry' as const,
-                kind: 'mcp-server' as const,
-                id: connection.id,
-                name: connection.name,
-                capabilities: connection.capabilities,
-                framework: 'mcp',
-                status: connection.health.status,
-                endpoint: typeof connection.endpoint === 'string' ? connection.endpoint : JSON.stringify(connection.endpoint),
-              })),
-            ),
+          : this.deps.mcpRegistry.http
+              .request('POST', '/connections/discover', {
+                body: { capabilities: query.capability ? [query.capability] : [], filters: {} },
+                schema: McpHits,
+                idempotent: true,
+                ...service,
+              })
+              .then((answer) =>
+                answer.connections.map((connection) => ({
+                  source: 'mcp-registry' as const,
+                  kind: 'mcp-server' as const,
+                  id: connection.id,
+                  name: connection.name,
+                  capabilities: connection.capabilities,
+                  framework: 'mcp',
+                  status: connection.health.status,
+                  endpoint: typeof connection.endpoint === 'string' ? connection.endpoint : JSON.stringify(connection.endpoint),
+                })),
+              ),
     };
     const names = Object.keys(asks) as Source[];
     const settled = await Promise.allSettled(names.map((name) => asks[name]));

@@ -81,12 +81,21 @@ export class ReplyHub {
     return { reply, cancel };
   }
 
-  /** True for the first reply to `id` only (Redis SET NX): a repeated reply changes nothing. */
-  async claim(id: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(`gateway:reply:${id}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
-  }
-
-  async publish(id: string, reply: Reply): Promise<void> {
+  /**
+   * Takes the first reply to `id` (false for any later one) and hands it to its waiter. A waiter on
+   * this replica gets it at once and the reply is marked taken without waiting; otherwise Redis
+   * decides which reply is first (SET NX) and carries it to the replica that waits.
+   */
+  async take(id: string, reply: Reply, ttlMs: number): Promise<boolean> {
+    const key = `gateway:reply:${id}`;
+    const local = this.waiters.get(id);
+    if (local) {
+      local(reply);
+      void this.redis.set(key, '1', 'PX', ttlMs).catch(() => undefined);
+      return true;
+    }
+    if ((await this.redis.set(key, '1', 'PX', ttlMs, 'NX')) !== 'OK') return false;
     await this.redis.publish(CHANNEL, JSON.stringify({ id, reply }));
+    return true;
   }
 }

@@ -110,3 +110,17 @@ periodSeconds: {{ .periodSeconds }}
 timeoutSeconds: {{ .timeoutSeconds }}
 failureThreshold: {{ .failureThreshold }}
 {{- end -}}
+
+{{/* Whether the gateway deploys agents to Kubernetes with the chart's RBAC. Context: dict root name svc. */}}
+{{- define "platform.kubernetesDeployer" -}}
+{{- if and (eq .name "gateway") (eq (dig "env" "GATEWAY_DEPLOYER" "none" .svc) "kubernetes") (dig "kubernetesDeployer" "rbac" true .svc) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The service account of a service's API pods: the gateway's own when it deploys to Kubernetes. Context: dict root name svc. */}}
+{{- define "platform.podServiceAccountName" -}}
+{{- if include "platform.kubernetesDeployer" . -}}
+{{- include "platform.serviceName" . -}}
+{{- else -}}
+{{- include "platform.serviceAccountName" .root -}}
+{{- end -}}
+{{- end -}}
