@@ -41,7 +41,7 @@ export async function startPlatform(env: Record<string, string | undefined>, tim
   const logs: string[] = [];
   const onLine = (line: string) => {
     logs.push(line);
-    if (logs.length > 3000) logs.shift();
+    if (logs.length > 20_000) logs.shift();
   };
   readline.createInterface({ input: child.stdout! }).on('line', onLine);
   readline.createInterface({ input: child.stderr! }).on('line', onLine);

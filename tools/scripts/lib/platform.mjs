@@ -3,6 +3,7 @@
 // `npm run up` (tools/scripts/up.mjs) runs it on the ports of each project.json; the platform test
 // (tools/e2e) runs it through `up.mjs --ports=free`, on free ports. Plain Node ESM, no dependency.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { describeExit, startService, stopAll } from './processes.mjs';
 import { localSecret, waitReady } from './workspace.mjs';
@@ -36,17 +37,37 @@ const URL_VARIABLES = {
   tracing: 'TRACING_URL',
 };
 
-/** A port nothing listens on now (the kernel's choice). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+/** Whether the port can be bound on loopback now. */
+function canListen(port) {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port nothing listens on now, below the kernel's ephemeral range: a port that the kernel
+ * hands to some other program's `listen(0)` or outgoing connection in the minute a service takes
+ * to start would be taken from under it (and another program's health check answered instead).
+ */
+export async function freePort(taken = new Set()) {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    /* not Linux: the usual default */
+  }
+  const from = Math.min(20_000, low - 1000);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (!taken.has(port) && (await canListen(port))) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${from} and ${low}`);
 }
 
 async function authCall(authUrl, method, path, { token, body } = {}) {
@@ -114,8 +135,9 @@ export function createPlatform({ apps, ports = 'fixed', env, admin, tracingKey, 
   };
 
   async function boot() {
-    for (const app of apps) portOf.set(app.name, ports === 'free' ? await freePort() : app.port);
-    platform.grpcPort = ports === 'free' ? await freePort() : Number(env.GRPC_PORT || 3015);
+    const taken = new Set();
+    for (const app of apps) portOf.set(app.name, ports === 'free' ? await freePort(taken) : app.port);
+    platform.grpcPort = ports === 'free' ? await freePort(taken) : Number(env.GRPC_PORT || 3015);
     for (const app of apps) platform.urls[app.name] = `http://127.0.0.1:${portOf.get(app.name)}`;
     const urls = platform.urls;
 
