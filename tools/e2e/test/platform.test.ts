@@ -211,16 +211,26 @@ describe('the platform end to end', () => {
 
   it('runs a flow that calls a model and an MCP tool, streams its progress, and is found as one trace', async () => {
     // The MCP reference server, registered in the mcp-registry over stdio.
+    const capability = uniqueName('greeter');
     const connection = await call(`${platform!.urls['mcp-registry']}/connections`, 'POST', {
       body: {
         name: uniqueName('everything'),
         type: 'server',
         protocol: 'stdio',
         endpoint: { command: 'mcp-server-everything', args: [] },
-        capabilities: ['echo'],
+        capabilities: ['echo', capability],
       },
     });
     expect({ status: connection.status, body: connection.body }).toMatchObject({ status: 201, body: { id: expect.any(String) } });
+    // The gateway's discovery finds it, asking the mesh and the mcp-registry with its own key.
+    const discovered = await call(`${platform!.urls.gateway}/api/v1/registry/discover?capability=${capability}`, 'GET');
+    expect({ status: discovered.status, body: discovered.body }).toMatchObject({
+      status: 200,
+      body: {
+        sources: { registry: { status: 'ok' }, mesh: { status: 'ok' }, 'mcp-registry': { status: 'ok', count: 1 } },
+        items: [expect.objectContaining({ source: 'mcp-registry', kind: 'mcp-server', id: connection.body.id })],
+      },
+    });
 
     const workflow = await call(`${platform!.urls.gateway}/api/v1/workflows`, 'POST', {
       body: {
