@@ -93,6 +93,7 @@ beforeAll(async () => {
     ...process.env,
     NODE_ENV: 'test',
     NO_COLOR: '1',
+    FORCE_COLOR: undefined,
     LOG_LEVEL: 'info',
     DATABASE_URL,
     REDIS_URL,
@@ -310,5 +311,18 @@ describe('the platform end to end', () => {
       500,
     ).catch(() => undefined);
     expect({ projects: last.projects, ...shape(last) }).toEqual({ projects: expect.arrayContaining(wanted), ...expected });
+
+    // The registry stops the reference server with its connection.
+    expect((await call(`${platform!.urls['mcp-registry']}/connections/${connection.body.id}`, 'DELETE')).status).toBeLessThan(300);
   }, 300_000);
+
+  it('deletes the agent through the gateway: gone from the registry, master and the mesh', async () => {
+    const removed = await call(`${platform!.urls.gateway}/api/v1/agents/${agent.id}`, 'DELETE');
+    expect({ status: removed.status, body: removed.body }).toEqual({ status: 204, body: {} });
+    expect((await call(`${platform!.urls.gateway}/api/v1/agents/${agent.id}`, 'GET')).status).toBe(404);
+    expect((await call(`${platform!.urls.registry}/api/v1/agents/e2e/${agentName}`, 'GET')).status).toBe(404);
+    expect((await call(`${platform!.urls.master}/api/v1/agents/${agent.refs.masterId}`, 'GET')).status).toBe(404);
+    const inMesh = await call(`${platform!.urls.mesh}/api/v1/agents?namespace=e2e&limit=500`, 'GET');
+    expect((inMesh.body.agents as Json[]).map((entry) => entry.id)).not.toContain(agent.refs.meshId);
+  }, 120_000);
 });
