@@ -3,9 +3,13 @@
 //   1. installs the locked dependencies when missing or stale;
 //   2. checks Postgres and Redis (one line with how to start them when they are down);
 //   3. generates each service's Prisma client and applies its migrations (creating the database);
-//   4. starts every app of apps/* on the port of its project.json, logs prefixed with its name;
+//   4. starts auth, issues through its admin API the API keys services call each other with
+//      (lib/platform.mjs), then every other app of apps/* on the port of its project.json, with
+//      every <SERVICE>_URL and key it reads; logs prefixed with each app's name;
 //   5. waits for each /health/ready, then prints URLs, docs and how to log in as the admin.
-// Ctrl-C stops every service through its graceful shutdown.
+// Ctrl-C stops every service through its graceful shutdown (and revokes the keys it issued).
+// Options: --ports=free   free ports instead of those of project.json (a second platform beside one);
+//          --skip-setup   no install, Prisma generation or migrations (the caller did them: the tests).
 import {
   DEFAULT_DATABASE_URL,
   DEFAULT_REDIS_URL,
@@ -27,13 +31,18 @@ import {
   prismaGenerate,
   red,
   tracingIngestKey,
-  waitReady,
   yellow,
 } from './lib/workspace.mjs';
-import { describeExit, startService, stopOnSignals } from './lib/processes.mjs';
+import { createPlatform } from './lib/platform.mjs';
+import { describeExit, stopOnSignals } from './lib/processes.mjs';
+
+const args = process.argv.slice(2);
+for (const arg of args) if (!['--ports=free', '--ports=fixed', '--skip-setup'].includes(arg)) fail(`Unknown option ${arg} (known: --ports=free, --skip-setup)`);
+const freePorts = args.includes('--ports=free');
+const skipSetup = args.includes('--skip-setup');
 
 const started = Date.now();
-await ensureInstalled();
+if (!skipSetup) await ensureInstalled();
 
 const all = discoverApps();
 const skipped = all.filter((app) => !app.hasMain);
@@ -48,7 +57,7 @@ await ensureServices({
 });
 
 const withPrisma = apps.filter((app) => app.hasPrisma);
-if (withPrisma.length) {
+if (withPrisma.length && !skipSetup) {
   info(`Generating Prisma clients and applying migrations: ${withPrisma.map((app) => app.name).join(', ')}`);
   await Promise.all(withPrisma.map((app) => prismaGenerate(app)));
   // One service per database first (it creates the database when missing: two creating it at once
@@ -64,7 +73,7 @@ if (withPrisma.length) {
 }
 
 const busy = [];
-for (const app of apps) if (app.port && (await portInUse(app.port))) busy.push(app);
+if (!freePorts) for (const app of apps) if (app.port && (await portInUse(app.port))) busy.push(app);
 if (busy.length) {
   fail(
     `Port${busy.length > 1 ? 's' : ''} ${busy.map((app) => `${app.port} (${app.name})`).join(', ')} already in use: is the platform already running? Stop it, or free the port.`,
@@ -74,46 +83,60 @@ if (busy.length) {
 const admin = adminCredentials();
 const tracingKey = tracingIngestKey();
 const authApp = apps.find((app) => app.name === 'auth');
-const authUrl = process.env.AUTH_URL || `http://127.0.0.1:${authApp?.port ?? 3001}`;
 
-const services = apps.map((app, index) => {
-  const env = {
+info(
+  `Starting ${authApp ? `${bold('auth')}, its service keys, then ` : ''}${apps
+    .filter((app) => app !== authApp)
+    .map((app) => bold(app.name))
+    .join(', ')} …`,
+);
+const platform = createPlatform({
+  apps,
+  ports: freePorts ? 'free' : 'fixed',
+  env: {
     ...process.env,
-    PORT: String(app.port),
     REDIS_URL: redisUrl,
-    AUTH_URL: authUrl,
     // Migrations were just applied above; a service that migrates again only loses time.
     MIGRATE_ON_START: process.env.MIGRATE_ON_START ?? 'false',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    // Every service exports its spans to the tracing service with this key.
-    TRACING_INGEST_KEY: tracingKey.key,
-  };
-  if (app.name === 'tracing') env.TRACING_INGEST_KEYS = [process.env.TRACING_INGEST_KEYS, tracingKey.digest].filter(Boolean).join(',');
-  if (app.name === 'auth') {
-    env.AUTH_ADMIN_USERNAME = admin.username;
-    env.AUTH_ADMIN_PASSWORD = admin.password;
-    env.AUTH_PUBLIC_URL = process.env.AUTH_PUBLIC_URL ?? authUrl;
-  }
-  return startService(app, env, { index });
+  },
+  admin,
+  tracingKey,
+  readyTimeoutMs: Number(process.env.PLATFORM_READY_TIMEOUT_MS || 90_000),
+  log: (message) => info(message),
 });
-stopOnSignals(services, () => process.exit(0));
-
-info(`Starting ${apps.map((app) => bold(app.name)).join(', ')} …`);
-const results = await Promise.all(
-  services.map(async (service) => {
-    try {
-      await waitReady(service.app.port, { gone: () => (service.exit ? describeExit(service.exit) : null) });
-      return { service, ok: true };
-    } catch (error) {
-      return { service, ok: false, reason: error.message };
-    }
-  }),
+const { services, results } = platform;
+stopOnSignals(
+  services,
+  () => process.exit(0),
+  () => platform.stop(),
 );
+// Started by another program with an IPC channel (the platform test): everything stops when it
+// goes away, and it is told where everything is once the platform is up.
+process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+await platform.boot();
+if (process.send) {
+  process.send({
+    type: 'ready',
+    urls: platform.urls,
+    grpcPort: platform.grpcPort,
+    admin: { username: admin.username, password: admin.password },
+    services: results.map(({ service, ok, reason }) => ({
+      name: service.app.name,
+      url: service.url,
+      ok,
+      reason,
+      tail: ok ? undefined : service.tail.slice(-30),
+    })),
+    keyError: platform.keyError,
+  });
+}
+const authUrl = platform.urls.auth ?? process.env.AUTH_URL;
 
 const ready = results.filter((result) => result.ok);
 const failed = results.filter((result) => !result.ok);
 let login = null;
-if (authApp && ready.some((result) => result.service.app.name === 'auth')) login = await checkLogin(authApp.port, admin);
+if (authApp && ready.some((result) => result.service.app.name === 'auth')) login = await checkLogin(new URL(authUrl).port, admin);
 
 const lines = [
   '',
@@ -122,8 +145,8 @@ const lines = [
 ];
 const width = Math.max(...apps.map((app) => app.name.length));
 for (const { service, ok, reason } of results) {
-  const { name, port, basePath } = service.app;
-  const url = `http://127.0.0.1:${port}`;
+  const { name, basePath } = service.app;
+  const url = service.url;
   if (ok) lines.push(`  ${green('●')} ${bold(name.padEnd(width))}  ${cyan(`${url}${basePath === '/' ? '' : basePath}`)}   docs ${cyan(`${url}/docs`)}`);
   else lines.push(`  ${red('●')} ${bold(name.padEnd(width))}  ${red('FAILED')}: ${reason}`);
 }

@@ -120,8 +120,11 @@ export async function stopAll(services, graceMs = 15_000) {
   clearTimeout(timer);
 }
 
-/** Stops the services on Ctrl-C, SIGTERM or SIGHUP; a second Ctrl-C kills them at once. */
-export function stopOnSignals(services, onStopped) {
+/**
+ * Stops the services on Ctrl-C, SIGTERM or SIGHUP (with `stop`, by default stopAll); a second
+ * Ctrl-C kills them at once. `services` may still fill after the call.
+ */
+export function stopOnSignals(services, onStopped, stop = () => stopAll(services)) {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => {
@@ -144,7 +147,7 @@ export function stopOnSignals(services, onStopped) {
             .join(', ') || 'nothing'
         } …`,
       );
-      stopAll(services).then(() => onStopped(signal));
+      stop().then(() => onStopped(signal));
     });
   }
   // The parent going away for any other reason must not leave services behind.
