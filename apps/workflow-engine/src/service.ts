@@ -7,7 +7,9 @@ import {
   guardedTransport,
   type TokenSource,
 } from '@platform/clients';
-import { env } from '@platform/config';
+import { env, serviceDatabaseUrl } from '@platform/config';
+import type { workflowEngine } from '@platform/contracts';
+import { sqlPool } from '@platform/data';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { deadLetterRoutes } from '@platform/queues';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
@@ -136,9 +138,17 @@ export const workflowEngineService = defineService({
     await events.start();
     infra.onShutdown('event bus', () => events.close(), ShutdownPriority.components);
 
-    const executionsRepository = new ExecutionsRepository(infra.db);
+    // The per-execution statements go through a plain pg pool (see ExecutionsRepository).
+    const sql = sqlPool(serviceDatabaseUrl('workflow-engine', config.DATABASE_URL), 'workflow-engine', {
+      poolSize: config.DATABASE_POOL_SIZE,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      onError: (error) => logger.warn({ err: error }, 'idle postgres connection lost'),
+    });
+    infra.onShutdown('postgres (execution pool)', () => sql.end(), ShutdownPriority.stores);
+    const executionsRepository = new ExecutionsRepository(infra.db, sql);
     const engine = new ExecutionEngine(
       executionsRepository,
+      async (workflowId) => (await workflows.get(workflowId)).flow as unknown as workflowEngine.Flow,
       events,
       () => ({
         localModels,

@@ -2,6 +2,7 @@ import type { workflowEngine } from '@platform/contracts';
 import type { Logger } from '@platform/telemetry';
 import { z } from 'zod';
 import type { ComponentContext, ComponentResult } from '../components/component';
+import type { ComponentDefinition } from '../components/component';
 import { componentOf } from '../components/library';
 import { NodeError, toNodeError } from '../components/node-error';
 import { graphOf, resolveTemplates } from '../flow/flow';
@@ -32,6 +33,29 @@ export interface RunOutcome {
 }
 
 export type ContextFactory = (signal: AbortSignal) => Omit<ComponentContext, 'runComponent' | 'signal'>;
+
+/** A workflow's flow by id (workflows never change once stored, so callers may cache it). */
+export type FlowSource = (workflowId: string) => Promise<Flow>;
+
+/** What a run needs of its flow, worked out once per workflow rather than once per run or node. */
+interface Plan {
+  order: string[];
+  nodes: Map<string, FlowNode>;
+  parents: Map<string, FlowEdge[]>;
+  children: Map<string, FlowEdge[]>;
+  components: Map<string, ComponentDefinition | undefined>;
+}
+
+function planOf(flow: Flow): Plan {
+  const graph = graphOf(flow);
+  return {
+    order: graph.order,
+    nodes: new Map(flow.nodes.map((node) => [node.id, node])),
+    parents: graph.parents,
+    children: graph.children,
+    components: new Map(flow.nodes.map((node) => [node.id, componentOf(node.type)])),
+  };
+}
 
 const MAX_NESTING = 3;
 
@@ -69,13 +93,23 @@ const sleep = (ms: number, signal: AbortSignal) =>
  */
 export class ExecutionEngine {
   private readonly running = new Map<string, AbortController>();
+  /** Plans by flow object: the flow source caches its flows, and a plan lives as long as its flow. */
+  private readonly plans = new WeakMap<Flow, Plan>();
 
   constructor(
     private readonly repository: ExecutionsRepository,
+    private readonly flowOf: FlowSource,
     private readonly events: EventBus,
     private readonly contextFor: ContextFactory,
     private readonly logger: Logger,
   ) {}
+
+  private async planFor(workflowId: string): Promise<Plan> {
+    const flow = await this.flowOf(workflowId);
+    let plan = this.plans.get(flow);
+    if (!plan) this.plans.set(flow, (plan = planOf(flow)));
+    return plan;
+  }
 
   /** Stops every run of this process (shutdown): their jobs retry elsewhere and resume. */
   abortAll(): void {
@@ -102,15 +136,13 @@ export class ExecutionEngine {
   private async execute(executionId: string, signal: AbortSignal): Promise<RunOutcome | undefined> {
     const execution = await this.repository.startRun(executionId);
     if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
-    const flow = execution.flow as Flow;
+    const plan = await this.planFor(execution.workflowId);
     const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
-    const graph = graphOf(flow);
-    const nodesById = new Map(flow.nodes.map((node) => [node.id, node]));
     const state = (execution.nodes ?? {}) as unknown as NodeStates;
-    for (const node of flow.nodes) {
-      const current = state[node.id];
+    for (const id of plan.order) {
+      const current = state[id];
       // A node that was running when the previous worker stopped never completed: it runs again.
-      if (!current || current.status === 'running') state[node.id] = { status: 'pending', attempts: current?.attempts ?? 0 };
+      if (!current || current.status === 'running') state[id] = { status: 'pending', attempts: current?.attempts ?? 0 };
     }
     const topic = `execution:${executionId}`;
     const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) =>
@@ -142,25 +174,33 @@ export class ExecutionEngine {
     let interrupted = false;
     const inFlight = new Set<string>();
 
+    const settled = (edge: FlowEdge) => state[edge.source].status === 'completed' || state[edge.source].status === 'skipped';
+    const run = runComponent(1);
+
     await new Promise<void>((resolve) => {
-      const pump = () => {
+      // `candidates`: the nodes that may have become ready (every node at first, then the children
+      // of the node that just ended), so each completion looks at its children only.
+      const pump = (candidates: readonly string[]) => {
         let changed = false;
         if (!failure && !interrupted) {
-          for (const id of graph.order) {
+          const queue = [...candidates];
+          for (let index = 0; index < queue.length; index++) {
+            const id = queue[index];
             const node = state[id];
             if (node.status !== 'pending' || inFlight.has(id)) continue;
-            const parents = graph.parents.get(id) ?? [];
-            if (parents.some((edge) => !['completed', 'skipped'].includes(state[edge.source].status))) continue;
+            const parents = plan.parents.get(id) ?? [];
+            if (!parents.every(settled)) continue;
             if (parents.length > 0 && !parents.some(edgeActive)) {
               node.status = 'skipped';
               changed = true;
               publish({ type: 'node-skipped', nodeId: id });
+              for (const edge of plan.children.get(id) ?? []) queue.push(edge.target);
               continue;
             }
             inFlight.add(id);
-            const pure = componentOf(nodesById.get(id)?.type ?? '')?.pure === true;
+            const pure = plan.components.get(id)?.pure === true;
             if (!pure) changed = true;
-            void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(async (completed) => {
+            void this.runNode(plan.nodes.get(id) as FlowNode, node, inputs[id], outputs, run, signal, publish).then(async (completed) => {
               if (completed) outputs[id] = node.output ?? {};
               // A node with effects is saved as completed before anything depends on it, so a
               // restart never runs it again; a pure node's save rides along with the next one.
@@ -179,7 +219,7 @@ export class ExecutionEngine {
                 failure ??= { nodeId: id, attempt: node.attempts, message: node.error.message, code: node.error.code, retryable: node.error.retryable };
                 publish({ type: 'node-failed', nodeId: id, attempt: node.attempts, error: node.error, timestamp: node.completedAt });
               } else interrupted = true;
-              pump();
+              pump((plan.children.get(id) ?? []).map((edge) => edge.target));
             });
           }
         }
@@ -188,7 +228,7 @@ export class ExecutionEngine {
           void writer.flush().catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
         if (inFlight.size === 0) resolve();
       };
-      pump();
+      pump(plan.order);
     });
 
     if (interrupted || signal.aborted) {
@@ -197,7 +237,7 @@ export class ExecutionEngine {
     }
     const completedAt = new Date();
     const durationMs = completedAt.getTime() - execution.startedAt.getTime();
-    const result = Object.fromEntries(flow.nodes.filter((node) => state[node.id].status === 'completed').map((node) => [node.id, state[node.id].output ?? {}]));
+    const result = Object.fromEntries([...plan.nodes.keys()].filter((id) => state[id].status === 'completed').map((id) => [id, state[id].output ?? {}]));
     await this.repository.finish(executionId, { nodes: state, result, failure, completedAt, durationMs });
     if (failure)
       publish({
