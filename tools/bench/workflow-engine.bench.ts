@@ -65,7 +65,7 @@ async function main() {
   const issuer = await new TestIssuer().start();
   const svc = await spawnService('workflow-engine', {
     env: {
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       DATABASE_URL: testDatabaseUrl,
       REDIS_URL: testRedisUrl,
       AUTH_URL: new URL(issuer.jwksUri).origin,
