@@ -11,6 +11,7 @@
 import { spawnService, TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { Client } from 'pg';
 import { post as postJson } from './lib/load';
 
@@ -75,7 +76,7 @@ async function main() {
       WORKFLOW_ENGINE_RATE_BURST: '1000000',
       WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
       DATABASE_POOL_SIZE: '20',
-      ...(PROFILE && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE}` }),
+      ...(PROFILE && { NODE_OPTIONS: `--require ${path.join(__dirname, 'lib/cpu-profile.cjs')}`, CPU_PROFILE_DIR: PROFILE }),
     },
   });
   const pid = svc.child.pid as number;

@@ -59,18 +59,51 @@ function planOf(flow: Flow): Plan {
 
 const MAX_NESTING = 3;
 
-/** Coalesces state writes: calls made while one write runs share the next one. */
+/**
+ * Saves the nodes that changed since the last save, in one statement that merges them into the
+ * stored map (never the whole execution again), and coalesces: calls made while one write runs
+ * share the next one. Nodes of a write that fails are written with the next one.
+ */
 class StateWriter {
   private chain: Promise<unknown> = Promise.resolve();
   private queued?: Promise<void>;
+  private readonly dirty = new Set<string>();
 
-  constructor(private readonly save: () => Promise<unknown>) {}
+  constructor(
+    private readonly state: NodeStates,
+    private readonly save: (changed: NodeStates) => Promise<unknown>,
+  ) {}
+
+  /** Records that a node's state changed; it is written with the next flush. */
+  mark(id: string): void {
+    this.dirty.add(id);
+  }
+
+  /** The changed nodes, taken out of the dirty set (for a final write that carries them itself). */
+  take(): NodeStates {
+    const changed: NodeStates = {};
+    for (const id of this.dirty) changed[id] = this.state[id];
+    this.dirty.clear();
+    return changed;
+  }
+
+  /** Resolves once no write is running or queued (a failed one included). */
+  idle(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
 
   flush(): Promise<void> {
     if (this.queued) return this.queued;
     const next = this.chain.then(async () => {
       this.queued = undefined;
-      await this.save();
+      const changed = this.take();
+      if (Object.keys(changed).length === 0) return;
+      try {
+        await this.save(changed);
+      } catch (error) {
+        for (const id of Object.keys(changed)) this.dirty.add(id);
+        throw error;
+      }
     });
     this.queued = next;
     this.chain = next.catch(() => undefined);
@@ -139,15 +172,21 @@ export class ExecutionEngine {
     const plan = await this.planFor(execution.workflowId);
     const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
     const state = (execution.nodes ?? {}) as unknown as NodeStates;
+    const reset: string[] = [];
     for (const id of plan.order) {
       const current = state[id];
       // A node that was running when the previous worker stopped never completed: it runs again.
-      if (!current || current.status === 'running') state[id] = { status: 'pending', attempts: current?.attempts ?? 0 };
+      if (!current || current.status === 'running') {
+        state[id] = { status: 'pending', attempts: current?.attempts ?? 0 };
+        if (current) reset.push(id);
+      }
     }
     const topic = `execution:${executionId}`;
     const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) =>
       void this.events.publish(topic, { executionId, timestamp: new Date().toISOString(), ...event } as unknown as StreamEvent);
-    const writer = new StateWriter(() => this.repository.saveNodes(executionId, state));
+    const writer = new StateWriter(state, (changed) => this.repository.saveNodes(executionId, changed));
+    // Nodes reset from `running` (a worker that stopped) are written with the first save.
+    for (const id of reset) writer.mark(id);
 
     const outputs: Record<string, Record<string, unknown>> = {};
     for (const [id, node] of Object.entries(state)) if (node.status === 'completed' && node.output) outputs[id] = node.output;
@@ -192,6 +231,7 @@ export class ExecutionEngine {
             if (!parents.every(settled)) continue;
             if (parents.length > 0 && !parents.some(edgeActive)) {
               node.status = 'skipped';
+              writer.mark(id);
               changed = true;
               publish({ type: 'node-skipped', nodeId: id });
               for (const edge of plan.children.get(id) ?? []) queue.push(edge.target);
@@ -199,9 +239,11 @@ export class ExecutionEngine {
             }
             inFlight.add(id);
             const pure = plan.components.get(id)?.pure === true;
+            writer.mark(id);
             if (!pure) changed = true;
             void this.runNode(plan.nodes.get(id) as FlowNode, node, inputs[id], outputs, run, signal, publish).then(async (completed) => {
               if (completed) outputs[id] = node.output ?? {};
+              writer.mark(id);
               // A node with effects is saved as completed before anything depends on it, so a
               // restart never runs it again; a pure node's save rides along with the next one.
               // A pure node's completion is saved with the next save (or the final one).
@@ -238,7 +280,9 @@ export class ExecutionEngine {
     const completedAt = new Date();
     const durationMs = completedAt.getTime() - execution.startedAt.getTime();
     const result = Object.fromEntries([...plan.nodes.keys()].filter((id) => state[id].status === 'completed').map((id) => [id, state[id].output ?? {}]));
-    await this.repository.finish(executionId, { nodes: state, result, failure, completedAt, durationMs });
+    // The final write merges the nodes not saved yet, after any write still running.
+    await writer.idle();
+    await this.repository.finish(executionId, { nodes: writer.take(), result, failure, completedAt, durationMs });
     if (failure)
       publish({
         type: 'workflow-failed',

@@ -63,19 +63,20 @@ export class ExecutionsRepository {
     return rows[0];
   }
 
-  /** The whole node map in one statement (all transitions since the last save). */
+  /** Merges the given nodes into the stored map, in one statement (all transitions since the last save). */
   async saveNodes(id: string, nodes: NodeStates): Promise<void> {
     await this.sql.query({
       name: 'workflow-engine.execution.save-nodes',
-      text: `UPDATE "Execution" SET nodes = $2::jsonb WHERE id = $1::uuid`,
+      text: `UPDATE "Execution" SET nodes = nodes || $2::jsonb WHERE id = $1::uuid`,
       values: [id, JSON.stringify(nodes)],
     });
   }
 
+  /** Ends a run; `nodes`, the nodes not saved yet, are merged into the stored map. */
   async finish(id: string, outcome: { nodes: NodeStates; result: object; failure?: ExecutionFailure; completedAt: Date; durationMs: number }): Promise<void> {
     await this.sql.query({
       name: 'workflow-engine.execution.finish',
-      text: `UPDATE "Execution" SET status = $2, nodes = $3::jsonb, result = $4::jsonb, error = $5::jsonb, retryable = $6::boolean,
+      text: `UPDATE "Execution" SET status = $2, nodes = nodes || $3::jsonb, result = $4::jsonb, error = $5::jsonb, retryable = $6::boolean,
         "completedAt" = $7::timestamptz AT TIME ZONE 'UTC', "durationMs" = $8 WHERE id = $1::uuid`,
       values: [
         id,
