@@ -26,6 +26,7 @@ import { EventBus } from './executions/event-bus';
 import { batchQueue, executionQueue, webhookQueue } from './executions/execution-queue';
 import { ExecutionsRepository } from './executions/executions.repository';
 import { executionRoutes } from './executions/executions.router';
+import { LocalEnds } from './executions/local-ends';
 import { EXECUTION_JOB_OPTIONS, ExecutionsService } from './executions/executions.service';
 import { createStreams } from './executions/stream';
 import { SecretBox } from './webhooks/secret-box';
@@ -146,6 +147,7 @@ export const workflowEngineService = defineService({
     });
     infra.onShutdown('postgres (execution pool)', () => sql.end(), ShutdownPriority.stores);
     const executionsRepository = new ExecutionsRepository(infra.db, sql);
+    const localEnds = new LocalEnds();
     const engine = new ExecutionEngine(
       executionsRepository,
       async (workflowId) => (await workflows.get(workflowId)).flow as unknown as workflowEngine.Flow,
@@ -162,6 +164,7 @@ export const workflowEngineService = defineService({
         vectors: collections,
       }),
       logger,
+      localEnds,
     );
     // Running executions stop first on shutdown; their jobs retry and resume on another worker.
     infra.onShutdown('running executions', () => engine.abortAll(), ShutdownPriority.intake);
@@ -181,7 +184,7 @@ export const workflowEngineService = defineService({
       },
       logger,
     );
-    const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS);
+    const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS, localEnds);
     const batches = new BatchesService(new BatchesRepository(infra.db), workflows, batchProducer, engine, events, webhooks);
 
     infra.queues.process(

@@ -9,6 +9,7 @@ import { graphOf, resolveTemplates } from '../flow/flow';
 import type { EventBus, StreamEvent } from './event-bus';
 import { backoffDelay, type ExecutionFailure, type NodeState, type NodeStates } from './execution-state';
 import type { ExecutionsRepository } from './executions.repository';
+import type { LocalEnds } from './local-ends';
 
 type Flow = workflowEngine.Flow;
 type FlowEdge = workflowEngine.FlowEdge;
@@ -135,6 +136,7 @@ export class ExecutionEngine {
     private readonly events: EventBus,
     private readonly contextFor: ContextFactory,
     private readonly logger: Logger,
+    private readonly localEnds?: LocalEnds,
   ) {}
 
   private async planFor(workflowId: string): Promise<Plan> {
@@ -283,6 +285,16 @@ export class ExecutionEngine {
     // The final write merges the nodes not saved yet, after any write still running.
     await writer.idle();
     await this.repository.finish(executionId, { nodes: writer.take(), result, failure, completedAt, durationMs });
+    this.localEnds?.ended({
+      ...execution,
+      status: failure ? 'failed' : 'completed',
+      nodes: state,
+      result,
+      error: failure ?? null,
+      retryable: failure ? failure.retryable : null,
+      completedAt,
+      durationMs,
+    });
     if (failure)
       publish({
         type: 'workflow-failed',
