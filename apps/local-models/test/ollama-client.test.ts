@@ -125,4 +125,31 @@ describe('a client that goes away', () => {
     const next = await client.generate({ model: 'tiny', prompt: 'hello', options: { num_predict: 2, temperature: 0 } });
     expect(next.eval_count).toBe(2);
   });
+
+  it('leaves the queue when it goes away while waiting, so its place goes to the next caller', async () => {
+    const client = new Ollama({ host: h.url, headers: { Authorization: h.user } });
+    const stream = await client.generate({ model: 'tiny', prompt: 'hello', stream: true, options: { num_predict: -1, temperature: 0 } });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ done: false });
+
+    // The one queue place is taken by a caller that then hangs up before its turn.
+    const leaving = new AbortController();
+    const left = fetch(`${h.url}/api/generate`, {
+      method: 'POST',
+      headers: { Authorization: h.user, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'tiny', prompt: 'the', stream: false, options: { num_predict: 2 } }),
+      signal: leaving.signal,
+    }).catch((error: unknown) => error);
+    await eventually(async () => (await request(h.url).get('/health')).body.backends.embedded.waiting === 1);
+    leaving.abort();
+    expect(await left).toMatchObject({ name: 'AbortError' });
+    await eventually(async () => (await request(h.url).get('/health')).body.backends.embedded.waiting === 0);
+
+    // Its place is free again: the next caller waits (instead of a 503) and is served once the stream ends.
+    const waiting = client.generate({ model: 'tiny', prompt: 'the', options: { num_predict: 2, temperature: 0 } });
+    await eventually(async () => (await request(h.url).get('/health')).body.backends.embedded.waiting === 1);
+    stream.abort();
+    await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
+    expect((await waiting).eval_count).toBe(2);
+  });
 });

@@ -7,7 +7,9 @@ import {
   guardedTransport,
   type TokenSource,
 } from '@platform/clients';
-import { env } from '@platform/config';
+import { env, serviceDatabaseUrl } from '@platform/config';
+import type { workflowEngine } from '@platform/contracts';
+import { sqlPool } from '@platform/data';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { deadLetterRoutes } from '@platform/queues';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
@@ -24,6 +26,7 @@ import { EventBus } from './executions/event-bus';
 import { batchQueue, executionQueue, webhookQueue } from './executions/execution-queue';
 import { ExecutionsRepository } from './executions/executions.repository';
 import { executionRoutes } from './executions/executions.router';
+import { LocalEnds } from './executions/local-ends';
 import { EXECUTION_JOB_OPTIONS, ExecutionsService } from './executions/executions.service';
 import { createStreams } from './executions/stream';
 import { SecretBox } from './webhooks/secret-box';
@@ -136,9 +139,18 @@ export const workflowEngineService = defineService({
     await events.start();
     infra.onShutdown('event bus', () => events.close(), ShutdownPriority.components);
 
-    const executionsRepository = new ExecutionsRepository(infra.db);
+    // The per-execution statements go through a plain pg pool (see ExecutionsRepository).
+    const sql = sqlPool(serviceDatabaseUrl('workflow-engine', config.DATABASE_URL), 'workflow-engine', {
+      poolSize: config.DATABASE_POOL_SIZE,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      onError: (error) => logger.warn({ err: error }, 'idle postgres connection lost'),
+    });
+    infra.onShutdown('postgres (execution pool)', () => sql.end(), ShutdownPriority.stores);
+    const executionsRepository = new ExecutionsRepository(infra.db, sql);
+    const localEnds = new LocalEnds();
     const engine = new ExecutionEngine(
       executionsRepository,
+      async (workflowId) => (await workflows.get(workflowId)).flow as unknown as workflowEngine.Flow,
       events,
       () => ({
         localModels,
@@ -152,6 +164,7 @@ export const workflowEngineService = defineService({
         vectors: collections,
       }),
       logger,
+      localEnds,
     );
     // Running executions stop first on shutdown; their jobs retry and resume on another worker.
     infra.onShutdown('running executions', () => engine.abortAll(), ShutdownPriority.intake);
@@ -171,7 +184,7 @@ export const workflowEngineService = defineService({
       },
       logger,
     );
-    const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS);
+    const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS, localEnds);
     const batches = new BatchesService(new BatchesRepository(infra.db), workflows, batchProducer, engine, events, webhooks);
 
     infra.queues.process(

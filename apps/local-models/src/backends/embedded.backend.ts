@@ -1,10 +1,9 @@
 import type { Logger } from '@platform/telemetry';
-import { badRequest, serviceUnavailable } from '@platform/http';
+import { badRequest, serviceUnavailable, WorkLimiter } from '@platform/http';
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel, Token } from 'node-llama-cpp';
 import { nanoseconds, type EmbeddingOutcome, type GenerationOutcome, type SamplingParams } from './backend';
 import type { GgufModel } from './gguf-library';
 import { loadLlamaCpp } from './llama-cpp';
-import { Semaphore } from './semaphore';
 
 export interface EmbeddedOptions {
   /** Tokens of context per sequence (capped by the model's training context). */
@@ -42,11 +41,11 @@ interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
   contextSize: number;
-  /** The context's sequences not in use; `slots` counts them. */
+  /** The context's sequences not in use; `slots` hands them out one per generation. */
   sequences: LlamaContextSequence[];
-  slots: Semaphore;
+  slots: WorkLimiter;
   embedding?: Promise<LlamaEmbeddingContext>;
-  embeddingLock: Semaphore;
+  embeddingLock: WorkLimiter;
   busy: number;
   /** Set (synchronously) when chosen for unloading: a request that got it just then loads it again. */
   evicted?: boolean;
@@ -77,10 +76,25 @@ export class EmbeddedBackend {
   ): Promise<GenerationOutcome> {
     const started = process.hrtime.bigint();
     const { loaded, loadNs } = await this.acquireModel(entry);
-    const release = await loaded.slots.acquire(signal).catch((error: unknown) => {
+    try {
+      return await loaded.slots.run(() => this.generateOn(loaded, entry, input, params, onChunk, signal, started, loadNs), signal);
+    } finally {
       loaded.busy--;
-      throw error;
-    });
+      loaded.lastUsed = Date.now();
+    }
+  }
+
+  /** One generation on a free sequence of a loaded model (the caller holds a slot). */
+  private async generateOn(
+    loaded: Loaded,
+    entry: GgufModel,
+    input: EmbeddedInput,
+    params: SamplingParams,
+    onChunk: (text: string) => void,
+    signal: AbortSignal,
+    started: bigint,
+    loadNs: number,
+  ): Promise<GenerationOutcome> {
     const { LlamaCompletion, LlamaChatSession } = await loadLlamaCpp();
     const sequence = loaded.sequences.pop()!;
     const before = sequence.tokenMeter.getState();
@@ -143,9 +157,6 @@ export class EmbeddedBackend {
       // The next request starts from an empty sequence (its KV cache cleared).
       await sequence.clearHistory().catch((error: unknown) => this.logger.warn({ err: error }, 'sequence not cleared'));
       loaded.sequences.push(sequence);
-      release();
-      loaded.busy--;
-      loaded.lastUsed = Date.now();
     }
   }
 
@@ -161,8 +172,7 @@ export class EmbeddedBackend {
         loaded.embedding = undefined;
         throw error;
       });
-      const release = await loaded.embeddingLock.acquire(signal);
-      try {
+      return await loaded.embeddingLock.run(async () => {
         const embeddings: number[][] = [];
         let promptTokens = 0;
         for (const input of inputs) {
@@ -179,9 +189,7 @@ export class EmbeddedBackend {
           embeddings.push([...embedding.vector]);
         }
         return { embeddings, promptTokens, loadNs, totalNs: nanoseconds(started) };
-      } finally {
-        release();
-      }
+      }, signal);
     } finally {
       loaded.busy--;
       loaded.lastUsed = Date.now();
@@ -212,8 +220,8 @@ export class EmbeddedBackend {
       entry: loaded.entry,
       size: loaded.model.size + loaded.context.stateSize,
       lastUsed: loaded.lastUsed,
-      generating: this.options.parallel - loaded.slots.available,
-      waiting: loaded.slots.queued,
+      generating: loaded.slots.stats.running,
+      waiting: loaded.slots.stats.waiting,
     }));
   }
 
@@ -279,8 +287,8 @@ export class EmbeddedBackend {
         context,
         contextSize,
         sequences,
-        slots: new Semaphore(this.options.parallel, this.options.queue, entry.name),
-        embeddingLock: new Semaphore(1, this.options.queue, `${entry.name} embeddings`),
+        slots: new WorkLimiter({ concurrency: this.options.parallel, queue: this.options.queue, name: entry.name }),
+        embeddingLock: new WorkLimiter({ concurrency: 1, queue: this.options.queue, name: `${entry.name} embeddings` }),
         busy: 0,
         lastUsed: Date.now(),
       };

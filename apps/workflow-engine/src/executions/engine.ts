@@ -2,12 +2,14 @@ import type { workflowEngine } from '@platform/contracts';
 import type { Logger } from '@platform/telemetry';
 import { z } from 'zod';
 import type { ComponentContext, ComponentResult } from '../components/component';
+import type { ComponentDefinition } from '../components/component';
 import { componentOf } from '../components/library';
 import { NodeError, toNodeError } from '../components/node-error';
 import { graphOf, resolveTemplates } from '../flow/flow';
 import type { EventBus, StreamEvent } from './event-bus';
 import { backoffDelay, type ExecutionFailure, type NodeState, type NodeStates } from './execution-state';
 import type { ExecutionsRepository } from './executions.repository';
+import type { LocalEnds } from './local-ends';
 
 type Flow = workflowEngine.Flow;
 type FlowEdge = workflowEngine.FlowEdge;
@@ -33,20 +35,76 @@ export interface RunOutcome {
 
 export type ContextFactory = (signal: AbortSignal) => Omit<ComponentContext, 'runComponent' | 'signal'>;
 
+/** A workflow's flow by id (workflows never change once stored, so callers may cache it). */
+export type FlowSource = (workflowId: string) => Promise<Flow>;
+
+/** What a run needs of its flow, worked out once per workflow rather than once per run or node. */
+interface Plan {
+  order: string[];
+  nodes: Map<string, FlowNode>;
+  parents: Map<string, FlowEdge[]>;
+  children: Map<string, FlowEdge[]>;
+  components: Map<string, ComponentDefinition | undefined>;
+}
+
+function planOf(flow: Flow): Plan {
+  const graph = graphOf(flow);
+  return {
+    order: graph.order,
+    nodes: new Map(flow.nodes.map((node) => [node.id, node])),
+    parents: graph.parents,
+    children: graph.children,
+    components: new Map(flow.nodes.map((node) => [node.id, componentOf(node.type)])),
+  };
+}
+
 const MAX_NESTING = 3;
 
-/** Coalesces state writes: calls made while one write runs share the next one. */
+/**
+ * Saves the nodes that changed since the last save, in one statement that merges them into the
+ * stored map (never the whole execution again), and coalesces: calls made while one write runs
+ * share the next one. Nodes of a write that fails are written with the next one.
+ */
 class StateWriter {
   private chain: Promise<unknown> = Promise.resolve();
   private queued?: Promise<void>;
+  private readonly dirty = new Set<string>();
 
-  constructor(private readonly save: () => Promise<unknown>) {}
+  constructor(
+    private readonly state: NodeStates,
+    private readonly save: (changed: NodeStates) => Promise<unknown>,
+  ) {}
+
+  /** Records that a node's state changed; it is written with the next flush. */
+  mark(id: string): void {
+    this.dirty.add(id);
+  }
+
+  /** The changed nodes, taken out of the dirty set (for a final write that carries them itself). */
+  take(): NodeStates {
+    const changed: NodeStates = {};
+    for (const id of this.dirty) changed[id] = this.state[id];
+    this.dirty.clear();
+    return changed;
+  }
+
+  /** Resolves once no write is running or queued (a failed one included). */
+  idle(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
 
   flush(): Promise<void> {
     if (this.queued) return this.queued;
     const next = this.chain.then(async () => {
       this.queued = undefined;
-      await this.save();
+      const changed = this.take();
+      if (Object.keys(changed).length === 0) return;
+      try {
+        await this.save(changed);
+      } catch (error) {
+        for (const id of Object.keys(changed)) this.dirty.add(id);
+        throw error;
+      }
     });
     this.queued = next;
     this.chain = next.catch(() => undefined);
@@ -69,13 +127,24 @@ const sleep = (ms: number, signal: AbortSignal) =>
  */
 export class ExecutionEngine {
   private readonly running = new Map<string, AbortController>();
+  /** Plans by flow object: the flow source caches its flows, and a plan lives as long as its flow. */
+  private readonly plans = new WeakMap<Flow, Plan>();
 
   constructor(
     private readonly repository: ExecutionsRepository,
+    private readonly flowOf: FlowSource,
     private readonly events: EventBus,
     private readonly contextFor: ContextFactory,
     private readonly logger: Logger,
+    private readonly localEnds?: LocalEnds,
   ) {}
+
+  private async planFor(workflowId: string): Promise<Plan> {
+    const flow = await this.flowOf(workflowId);
+    let plan = this.plans.get(flow);
+    if (!plan) this.plans.set(flow, (plan = planOf(flow)));
+    return plan;
+  }
 
   /** Stops every run of this process (shutdown): their jobs retry elsewhere and resume. */
   abortAll(): void {
@@ -102,20 +171,24 @@ export class ExecutionEngine {
   private async execute(executionId: string, signal: AbortSignal): Promise<RunOutcome | undefined> {
     const execution = await this.repository.startRun(executionId);
     if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
-    const flow = execution.flow as Flow;
+    const plan = await this.planFor(execution.workflowId);
     const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
-    const graph = graphOf(flow);
-    const nodesById = new Map(flow.nodes.map((node) => [node.id, node]));
     const state = (execution.nodes ?? {}) as unknown as NodeStates;
-    for (const node of flow.nodes) {
-      const current = state[node.id];
+    const reset: string[] = [];
+    for (const id of plan.order) {
+      const current = state[id];
       // A node that was running when the previous worker stopped never completed: it runs again.
-      if (!current || current.status === 'running') state[node.id] = { status: 'pending', attempts: current?.attempts ?? 0 };
+      if (!current || current.status === 'running') {
+        state[id] = { status: 'pending', attempts: current?.attempts ?? 0 };
+        if (current) reset.push(id);
+      }
     }
     const topic = `execution:${executionId}`;
     const publish = (event: Omit<StreamEvent, 'timestamp'> & { timestamp?: string }) =>
       void this.events.publish(topic, { executionId, timestamp: new Date().toISOString(), ...event } as unknown as StreamEvent);
-    const writer = new StateWriter(() => this.repository.saveNodes(executionId, state));
+    const writer = new StateWriter(state, (changed) => this.repository.saveNodes(executionId, changed));
+    // Nodes reset from `running` (a worker that stopped) are written with the first save.
+    for (const id of reset) writer.mark(id);
 
     const outputs: Record<string, Record<string, unknown>> = {};
     for (const [id, node] of Object.entries(state)) if (node.status === 'completed' && node.output) outputs[id] = node.output;
@@ -142,26 +215,37 @@ export class ExecutionEngine {
     let interrupted = false;
     const inFlight = new Set<string>();
 
+    const settled = (edge: FlowEdge) => state[edge.source].status === 'completed' || state[edge.source].status === 'skipped';
+    const run = runComponent(1);
+
     await new Promise<void>((resolve) => {
-      const pump = () => {
+      // `candidates`: the nodes that may have become ready (every node at first, then the children
+      // of the node that just ended), so each completion looks at its children only.
+      const pump = (candidates: readonly string[]) => {
         let changed = false;
         if (!failure && !interrupted) {
-          for (const id of graph.order) {
+          const queue = [...candidates];
+          for (let index = 0; index < queue.length; index++) {
+            const id = queue[index];
             const node = state[id];
             if (node.status !== 'pending' || inFlight.has(id)) continue;
-            const parents = graph.parents.get(id) ?? [];
-            if (parents.some((edge) => !['completed', 'skipped'].includes(state[edge.source].status))) continue;
+            const parents = plan.parents.get(id) ?? [];
+            if (!parents.every(settled)) continue;
             if (parents.length > 0 && !parents.some(edgeActive)) {
               node.status = 'skipped';
+              writer.mark(id);
               changed = true;
               publish({ type: 'node-skipped', nodeId: id });
+              for (const edge of plan.children.get(id) ?? []) queue.push(edge.target);
               continue;
             }
             inFlight.add(id);
-            const pure = componentOf(nodesById.get(id)?.type ?? '')?.pure === true;
+            const pure = plan.components.get(id)?.pure === true;
+            writer.mark(id);
             if (!pure) changed = true;
-            void this.runNode(nodesById.get(id) as FlowNode, node, inputs[id], outputs, runComponent(1), signal, publish).then(async (completed) => {
+            void this.runNode(plan.nodes.get(id) as FlowNode, node, inputs[id], outputs, run, signal, publish).then(async (completed) => {
               if (completed) outputs[id] = node.output ?? {};
+              writer.mark(id);
               // A node with effects is saved as completed before anything depends on it, so a
               // restart never runs it again; a pure node's save rides along with the next one.
               // A pure node's completion is saved with the next save (or the final one).
@@ -179,7 +263,7 @@ export class ExecutionEngine {
                 failure ??= { nodeId: id, attempt: node.attempts, message: node.error.message, code: node.error.code, retryable: node.error.retryable };
                 publish({ type: 'node-failed', nodeId: id, attempt: node.attempts, error: node.error, timestamp: node.completedAt });
               } else interrupted = true;
-              pump();
+              pump((plan.children.get(id) ?? []).map((edge) => edge.target));
             });
           }
         }
@@ -188,7 +272,7 @@ export class ExecutionEngine {
           void writer.flush().catch((error: unknown) => this.logger.warn({ err: error, executionId }, 'execution state not saved'));
         if (inFlight.size === 0) resolve();
       };
-      pump();
+      pump(plan.order);
     });
 
     if (interrupted || signal.aborted) {
@@ -197,8 +281,20 @@ export class ExecutionEngine {
     }
     const completedAt = new Date();
     const durationMs = completedAt.getTime() - execution.startedAt.getTime();
-    const result = Object.fromEntries(flow.nodes.filter((node) => state[node.id].status === 'completed').map((node) => [node.id, state[node.id].output ?? {}]));
-    await this.repository.finish(executionId, { nodes: state, result, failure, completedAt, durationMs });
+    const result = Object.fromEntries([...plan.nodes.keys()].filter((id) => state[id].status === 'completed').map((id) => [id, state[id].output ?? {}]));
+    // The final write merges the nodes not saved yet, after any write still running.
+    await writer.idle();
+    await this.repository.finish(executionId, { nodes: writer.take(), result, failure, completedAt, durationMs });
+    this.localEnds?.ended({
+      ...execution,
+      status: failure ? 'failed' : 'completed',
+      nodes: state,
+      result,
+      error: failure ?? null,
+      retryable: failure ? failure.retryable : null,
+      completedAt,
+      durationMs,
+    });
     if (failure)
       publish({
         type: 'workflow-failed',

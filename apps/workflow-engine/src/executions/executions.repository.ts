@@ -1,4 +1,4 @@
-import { Prisma } from '../generated/prisma/client';
+import type { Pool } from 'pg';
 import type { Db } from '../database';
 import type { ExecutionFailure, NodeStates } from './execution-state';
 
@@ -17,42 +17,78 @@ export interface ExecutionRow {
   durationMs: number | null;
 }
 
-const COLUMNS = Prisma.sql`id::text AS id, "workflowId"::text AS "workflowId", status, inputs, nodes, result, error, retryable, callbacks, "startedAt", "completedAt", "durationMs"`;
+// Timestamps are stored without a zone, in UTC (as Prisma writes them): read back as UTC instants
+// and written from ISO strings, whatever the zone of this process or of the session.
+const COLUMNS = `id::text AS id, "workflowId"::text AS "workflowId", status, inputs, nodes, result, error, retryable, callbacks,
+  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs"`;
 
+/**
+ * Executions in Postgres. The hot path of a run (create, start, finish, read: four statements per
+ * execution) goes through a plain pg pool as named prepared statements, parsed once per connection;
+ * through Prisma each cost several times the statement itself. The rest uses the Prisma client.
+ */
 export class ExecutionsRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sql: Pool,
+  ) {}
 
   async create(data: { workflowId: string; inputs: object; callbacks: object; requestedBy: string }): Promise<{ id: string; startedAt: Date }> {
-    const [row] = await this.db.$queryRaw<Array<{ id: string; startedAt: Date }>>`
-      INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy")
-      VALUES (gen_random_uuid(), ${data.workflowId}::uuid, ${JSON.stringify(data.inputs)}::jsonb, ${JSON.stringify(data.callbacks)}::jsonb, ${data.requestedBy})
-      RETURNING id::text AS id, "startedAt"`;
-    return row;
+    const { rows } = await this.sql.query<{ id: string; startedAt: Date }>({
+      name: 'workflow-engine.execution.create',
+      text: `INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy")
+        VALUES (gen_random_uuid(), $1::uuid, $2::jsonb, $3::jsonb, $4)
+        RETURNING id::text AS id, "startedAt" AT TIME ZONE 'UTC' AS "startedAt"`,
+      values: [data.workflowId, JSON.stringify(data.inputs), JSON.stringify(data.callbacks), data.requestedBy],
+    });
+    return rows[0];
   }
 
   async find(id: string): Promise<ExecutionRow | undefined> {
-    const [row] = await this.db.$queryRaw<ExecutionRow[]>`SELECT ${COLUMNS} FROM "Execution" WHERE id = ${id}::uuid`;
-    return row;
+    const { rows } = await this.sql.query<ExecutionRow>({
+      name: 'workflow-engine.execution.find',
+      text: `SELECT ${COLUMNS} FROM "Execution" WHERE id = $1::uuid`,
+      values: [id],
+    });
+    return rows[0];
   }
 
-  /** Marks a queued run running and returns it with its workflow's flow (one statement). */
-  async startRun(id: string): Promise<(ExecutionRow & { flow: unknown }) | undefined> {
-    const [row] = await this.db.$queryRaw<Array<ExecutionRow & { flow: unknown }>>`
-      UPDATE "Execution" SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END WHERE id = ${id}::uuid
-      RETURNING ${COLUMNS}, (SELECT flow FROM "Workflow" w WHERE w.id = "Execution"."workflowId") AS flow`;
-    return row;
+  /** Marks a queued run running and returns it (one statement). */
+  async startRun(id: string): Promise<ExecutionRow | undefined> {
+    const { rows } = await this.sql.query<ExecutionRow>({
+      name: 'workflow-engine.execution.start',
+      text: `UPDATE "Execution" SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END WHERE id = $1::uuid RETURNING ${COLUMNS}`,
+      values: [id],
+    });
+    return rows[0];
   }
 
-  // The hot path of a run (several writes per execution) is plain SQL: no query planning per call.
-  saveNodes(id: string, nodes: NodeStates) {
-    return this.db.$executeRaw`UPDATE "Execution" SET nodes = ${JSON.stringify(nodes)}::jsonb WHERE id = ${id}::uuid`;
+  /** Merges the given nodes into the stored map, in one statement (all transitions since the last save). */
+  async saveNodes(id: string, nodes: NodeStates): Promise<void> {
+    await this.sql.query({
+      name: 'workflow-engine.execution.save-nodes',
+      text: `UPDATE "Execution" SET nodes = nodes || $2::jsonb WHERE id = $1::uuid`,
+      values: [id, JSON.stringify(nodes)],
+    });
   }
 
-  finish(id: string, outcome: { nodes: NodeStates; result: object; failure?: ExecutionFailure; completedAt: Date; durationMs: number }) {
-    const failure = outcome.failure ? JSON.stringify(outcome.failure) : null;
-    return this.db.$executeRaw`UPDATE "Execution" SET status = ${outcome.failure ? 'failed' : 'completed'}, nodes = ${JSON.stringify(outcome.nodes)}::jsonb,
-      result = ${JSON.stringify(outcome.result)}::jsonb, error = ${failure}::jsonb, retryable = ${outcome.failure ? outcome.failure.retryable : null}::boolean,
-      "completedAt" = ${outcome.completedAt}, "durationMs" = ${outcome.durationMs} WHERE id = ${id}::uuid`;
+  /** Ends a run; `nodes`, the nodes not saved yet, are merged into the stored map. */
+  async finish(id: string, outcome: { nodes: NodeStates; result: object; failure?: ExecutionFailure; completedAt: Date; durationMs: number }): Promise<void> {
+    await this.sql.query({
+      name: 'workflow-engine.execution.finish',
+      text: `UPDATE "Execution" SET status = $2, nodes = nodes || $3::jsonb, result = $4::jsonb, error = $5::jsonb, retryable = $6::boolean,
+        "completedAt" = $7::timestamptz AT TIME ZONE 'UTC', "durationMs" = $8 WHERE id = $1::uuid`,
+      values: [
+        id,
+        outcome.failure ? 'failed' : 'completed',
+        JSON.stringify(outcome.nodes),
+        JSON.stringify(outcome.result),
+        outcome.failure ? JSON.stringify(outcome.failure) : null,
+        outcome.failure ? outcome.failure.retryable : null,
+        outcome.completedAt.toISOString(),
+        outcome.durationMs,
+      ],
+    });
   }
 
   async counts(since: Date) {

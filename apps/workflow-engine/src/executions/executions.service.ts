@@ -6,7 +6,8 @@ import type { EventBus, StreamEvent } from './event-bus';
 import type { executionQueue } from './execution-queue';
 import type { NodeStates } from './execution-state';
 import { executionView } from './executions.view';
-import type { ExecutionsRepository } from './executions.repository';
+import type { ExecutionRow, ExecutionsRepository } from './executions.repository';
+import type { LocalEnds } from './local-ends';
 
 type ExecuteRequest = workflowEngine.ExecuteRequest;
 type Flow = workflowEngine.Flow;
@@ -20,6 +21,7 @@ export class ExecutionsService {
     private readonly queue: TypedQueue<typeof executionQueue.payload>,
     private readonly events: EventBus,
     private readonly syncTimeoutMs: number,
+    private readonly localEnds?: LocalEnds,
   ) {}
 
   /** Stores the run and enqueues it; `async: false` waits for its end up to the configured limit. */
@@ -34,8 +36,14 @@ export class ExecutionsService {
       });
     const estimatedDuration = await this.workflows.estimatedSeconds(workflowId, flow);
     const execution = await this.repository.create({ workflowId, inputs: request.inputs, callbacks: request.options.callbacks, requestedBy });
+    if (!request.options.async) this.localEnds?.watch(execution.id);
     const done = request.options.async ? undefined : this.waitForEnd(execution.id);
-    await this.queue.add('execute', { executionId: execution.id }, { jobId: execution.id, ...EXECUTION_JOB_OPTIONS });
+    try {
+      await this.queue.add('execute', { executionId: execution.id }, { jobId: execution.id, ...EXECUTION_JOB_OPTIONS });
+    } catch (error) {
+      this.localEnds?.take(execution.id);
+      throw error;
+    }
     const accepted = {
       executionId: execution.id,
       workflowId,
@@ -46,8 +54,11 @@ export class ExecutionsService {
     };
     if (!done) return { status: 202, body: accepted };
     const finished = await done;
+    // The run's own final row when this process ran it (one read fewer), else Postgres.
+    const local = this.localEnds?.take(execution.id);
     if (!finished) return { status: 202, body: accepted };
-    return { status: 200, body: { ...(await this.get(execution.id)), monitorUrl: accepted.monitorUrl } };
+    const view = local ? await this.view(local) : await this.get(execution.id);
+    return { status: 200, body: { ...view, monitorUrl: accepted.monitorUrl } };
   }
 
   private async waitForEnd(executionId: string): Promise<boolean> {
@@ -70,6 +81,10 @@ export class ExecutionsService {
   async get(executionId: string) {
     const row = await this.repository.find(executionId);
     if (!row) throw notFound(`No execution ${executionId}`);
+    return this.view(row);
+  }
+
+  private async view(row: ExecutionRow) {
     const workflow = await this.workflows.get(row.workflowId);
     const flow = workflow.flow as unknown as Flow;
     return executionView(row, flow, await this.workflows.estimatedSeconds(row.workflowId, flow));
