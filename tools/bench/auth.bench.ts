@@ -6,7 +6,9 @@
  * - /validate, /refresh and /login over HTTP against the real service started as a child process
  *   (target for /validate: at least 5,000 requests/s with p99 under 10 ms);
  * - /validate beside node-oidc-provider's token introspection in its own process, alternated
- *   rounds at c=32 (target: at least as fast).
+ *   rounds at c=32 (target: at least as fast), with each server's CPU time per request;
+ * - /validate with tracing on (spans exported over OTLP/HTTP to a sink in this process) beside the
+ *   same service with tracing off, alternated rounds (target: tracing costs under 5 % CPU).
  * Rate limits are raised for the run through the service's own environment variables.
  */
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
@@ -16,12 +18,16 @@ import jwt from 'jsonwebtoken';
 import { fork, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fmt, load, opsPerSecond, post } from './lib/load';
+import { fmt, load, opsPerSecond, post, processCpuMicros } from './lib/load';
 
 const ROOT = path.join(__dirname, '../..');
 const PORT = Number(process.env.BENCH_AUTH_PORT ?? 3951);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_ONLY=validate: only the two /validate comparisons (the peer, tracing on and off). */
+const ONLY_VALIDATE = process.env.BENCH_ONLY === 'validate';
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -80,13 +86,14 @@ async function localVerification() {
   return { rawVerify, rawSign, local };
 }
 
-async function startService(): Promise<() => void> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli', { paths: [ROOT] }), 'apps/auth/src/main.ts'], {
+/** The auth service as a child process of its own (`node --import tsx`, so its pid is the service's). */
+async function startService(port = PORT, env: Record<string, string> = {}): Promise<{ pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/auth/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      PORT: String(PORT),
+      PORT: String(port),
       LOG_LEVEL: 'warn',
       OTEL_SDK_DISABLED: 'true',
       AUTH_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
@@ -96,22 +103,50 @@ async function startService(): Promise<() => void> {
       AUTH_REFRESH_RATE_LIMIT: '100000000',
       AUTH_VALIDATE_RATE_LIMIT: '100000000',
       AUTH_LOCKOUT_THRESHOLD: '100000000',
+      ...env,
     },
   });
   for (let i = 0; i < 120; i++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const ready = await fetch(`http://127.0.0.1:${PORT}/health/ready`).then(
+    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
       (res) => res.ok,
       () => false,
     );
-    if (ready) return () => child.kill('SIGTERM');
+    if (ready) return { pid: child.pid!, stop: () => child.kill('SIGTERM') };
   }
   child.kill('SIGKILL');
   throw new Error('auth did not become ready');
 }
 
+/** One autocannon round against a server, with the CPU time that server spent on it. */
+async function measured(pid: number, options: autocannon.Options): Promise<{ rps: number; requests: number; cpuMicros: number; non2xx: number }> {
+  const before = processCpuMicros(pid);
+  const result = await autocannon({ connections: 32, duration: SECONDS, ...options });
+  return { rps: result.requests.average, requests: result.requests.total, cpuMicros: processCpuMicros(pid) - before, non2xx: result.non2xx + result.errors };
+}
+
+/** Best round's req/s, and CPU per request over all rounds (µs). */
+function summary(rounds: Array<{ rps: number; requests: number; cpuMicros: number }>) {
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  return { rps: Math.max(...rounds.map((r) => r.rps)), cpuPerRequest: rounds.reduce((sum, r) => sum + r.cpuMicros, 0) / requests };
+}
+
+/** An OTLP/HTTP sink: answers every export at once and counts them. */
+async function startSpanSink(): Promise<{ url: string; exports: () => number; close: () => void }> {
+  let exports = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/v1/traces') exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, close: () => server.close() };
+}
+
 /** node-oidc-provider's introspection endpoint in its own process (the package is ESM-only). */
-async function startIntrospectionPeer(): Promise<{ port: number; token: string; authorization: string; stop: () => void }> {
+async function startIntrospectionPeer(): Promise<{ port: number; token: string; authorization: string; pid: number; stop: () => void }> {
   const child = fork(path.join(__dirname, 'lib/oidc-introspection.mjs'), {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -120,19 +155,22 @@ async function startIntrospectionPeer(): Promise<{ port: number; token: string; 
     child.once('message', (message) => resolve(message as { port: number; token: string; authorization: string }));
     child.once('exit', (code) => reject(new Error(`the introspection peer exited with ${code}`)));
   });
-  return { ...ready, stop: () => child.kill() };
+  return { ...ready, pid: child.pid!, stop: () => child.kill() };
 }
 
 async function main() {
   console.log(`auth benchmark: ${SECONDS} s per endpoint, node ${process.version}`);
-  const crypto = await localVerification();
-  console.log(`raw RS256 verify (node:crypto)        ${fmt(crypto.rawVerify)} /s`);
-  console.log(`raw RS256 sign (node:crypto)          ${fmt(crypto.rawSign)} /s`);
-  console.log(
-    `libs/jwt local verification           ${fmt(crypto.local)} tokens/s = ${fmt((100 * crypto.local) / crypto.rawVerify, 1)} % of raw verify (target >= 80 %)`,
-  );
+  if (!ONLY_VALIDATE) {
+    const crypto = await localVerification();
+    console.log(`raw RS256 verify (node:crypto)        ${fmt(crypto.rawVerify)} /s`);
+    console.log(`raw RS256 sign (node:crypto)          ${fmt(crypto.rawSign)} /s`);
+    console.log(
+      `libs/jwt local verification           ${fmt(crypto.local)} tokens/s = ${fmt((100 * crypto.local) / crypto.rawVerify, 1)} % of raw verify (target >= 80 %)`,
+    );
+  }
 
-  const stop = await startService();
+  const service = await startService();
+  const stop = service.stop;
   try {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const base = `http://127.0.0.1:${PORT}/api/v1/auth`;
@@ -140,37 +178,63 @@ async function main() {
       post(agent, new URL(`${base}/login`), { username: ADMIN.username, password: ADMIN.password, client_id: 'bench', grant_type: 'password' });
     const first = await login();
     if (first.status !== 200) throw new Error(`login failed: ${first.status}`);
+    const validateAt = (port: number): autocannon.Options => ({
+      url: `http://127.0.0.1:${port}/api/v1/auth/validate`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: first.body.access_token }),
+    });
 
     // The peer: node-oidc-provider's token introspection, alternated with /validate (c=32) so that
-    // other load on the machine weighs on both alike; the best round of each counts.
+    // other load on the machine weighs on both alike; the best round of each counts for req/s, and
+    // each server's own CPU time per request (which that load hardly moves) over all rounds.
     const peer = await startIntrospectionPeer();
-    let validateBest = 0;
-    let peerBest = 0;
-    for (let round = 0; round < 3; round++) {
-      const ours = await autocannon({
-        url: `${base}/validate`,
-        method: 'POST',
-        connections: 32,
-        duration: SECONDS,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token: first.body.access_token }),
-      });
-      const theirs = await autocannon({
+    const oursRounds = [];
+    const theirsRounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ours = await measured(service.pid, validateAt(PORT));
+      const theirs = await measured(peer.pid, {
         url: `http://127.0.0.1:${peer.port}/token/introspection`,
         method: 'POST',
-        connections: 32,
-        duration: SECONDS,
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: peer.authorization },
         body: `token=${peer.token}`,
       });
       if (ours.non2xx + theirs.non2xx > 0) throw new Error(`non-2xx answers: validate ${ours.non2xx}, introspection ${theirs.non2xx}`);
-      validateBest = Math.max(validateBest, ours.requests.average);
-      peerBest = Math.max(peerBest, theirs.requests.average);
+      oursRounds.push(ours);
+      theirsRounds.push(theirs);
     }
     peer.stop();
+    const ours = summary(oursRounds);
+    const theirs = summary(theirsRounds);
     console.log(
-      `POST /validate c=32 ${fmt(validateBest)} req/s beside oidc-provider introspection ${fmt(peerBest)} req/s = ${fmt(validateBest / peerBest, 2)}x (target >= 1x)`,
+      `POST /validate c=32 ${fmt(ours.rps)} req/s beside oidc-provider introspection ${fmt(theirs.rps)} req/s = ${fmt(ours.rps / theirs.rps, 2)}x (target >= 1x)`,
     );
+    console.log(
+      `  CPU per request: /validate ${fmt(ours.cpuPerRequest)} µs, introspection ${fmt(theirs.cpuPerRequest)} µs = ${fmt(theirs.cpuPerRequest / ours.cpuPerRequest, 2)}x as efficient`,
+    );
+
+    // Tracing: the same service with the OpenTelemetry SDK on, exporting every span to a sink,
+    // alternated with the one above (tracing off).
+    const sink = await startSpanSink();
+    const traced = await startService(PORT + 1, { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
+    try {
+      const offRounds = [];
+      const onRounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        offRounds.push(await measured(service.pid, validateAt(PORT)));
+        onRounds.push(await measured(traced.pid, validateAt(PORT + 1)));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 6000)); // the batch processor's last export
+      const off = summary(offRounds);
+      const on = summary(onRounds);
+      console.log(
+        `POST /validate c=32 tracing on ${fmt(on.rps)} req/s ${fmt(on.cpuPerRequest)} µs CPU/req, off ${fmt(off.rps)} req/s ${fmt(off.cpuPerRequest)} µs CPU/req: tracing costs ${fmt((100 * (on.cpuPerRequest - off.cpuPerRequest)) / off.cpuPerRequest, 1)} % CPU (target < 5 %), ${sink.exports()} OTLP exports received`,
+      );
+    } finally {
+      traced.stop();
+      sink.close();
+    }
+    if (ONLY_VALIDATE) return;
 
     // autocannon drives /validate: the load generator shares this machine's two cores with the
     // service, so it must cost as little as possible.
