@@ -51,6 +51,9 @@ function serveInSpan(req: Request, res: Response, next: NextFunction): void {
     { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': path, 'url.scheme': 'http' } },
     parent,
   );
+  const active = trace.setSpan(parent, span);
+  // A span the sampler left out records nothing: no need to learn how the request ended.
+  if (!span.isRecording()) return context.with(active, next);
   res.on('close', () => {
     const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : undefined;
     if (route) {
@@ -62,5 +65,5 @@ function serveInSpan(req: Request, res: Response, next: NextFunction): void {
     if (status >= 500 || !res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  context.with(trace.setSpan(parent, span), next);
+  context.with(active, next);
 }
