@@ -49,17 +49,23 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return { allowed, tostring(tokens), now }
 `;
 
-// Sent by its SHA-1 (EVALSHA): Redis keeps the compiled script, so no request carries its text.
+// Sent by its SHA-1 (EVALSHA) once Redis has it: Redis keeps the compiled script, so requests do
+// not carry its text. The first call of a process sends the text (EVAL), which loads it.
 const TAKE_TOKEN_SHA = createHash('sha1').update(TAKE_TOKEN).digest('hex');
+const scriptLoaded = new WeakSet<Redis>();
 
 async function takeToken(redis: Redis, key: string, capacity: number, ratePerMs: number, ttlMs: number): Promise<[number, string, number]> {
-  try {
-    return (await redis.evalsha(TAKE_TOKEN_SHA, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
-  } catch (error) {
-    // A Redis that has not seen the script yet (or was restarted) learns it from the first EVAL.
-    if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
-    return (await redis.eval(TAKE_TOKEN, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+  if (scriptLoaded.has(redis)) {
+    try {
+      return (await redis.evalsha(TAKE_TOKEN_SHA, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+    } catch (error) {
+      // A Redis restarted (or flushed of its scripts) since: load it again below.
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+    }
   }
+  const reply = (await redis.eval(TAKE_TOKEN, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+  scriptLoaded.add(redis);
+  return reply;
 }
 
 /** Per-process buckets for when Redis is down: limits degrade to per replica, never to errors. */
