@@ -5,8 +5,11 @@
  *   (target: at least 80 % of raw verify);
  * - /validate, /refresh and /login over HTTP against the real service started as a child process
  *   (target for /validate: at least 5,000 requests/s with p99 under 10 ms);
- * - /validate beside node-oidc-provider's token introspection in its own process, alternated
- *   rounds at c=32 (target: at least as fast).
+ * - /validate beside node-oidc-provider's token introspection in its own process, both loaded at
+ *   once at c=32 (target: at least as fast), with each server's CPU time per request;
+ * - /validate with tracing on (spans exported over OTLP/HTTP to a sink in this process; every
+ *   request traced, and 10 % of new traces sampled) beside the same service with tracing off,
+ *   all loaded at once (target: tracing costs under 5 % CPU).
  * Rate limits are raised for the run through the service's own environment variables.
  */
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
@@ -16,12 +19,16 @@ import jwt from 'jsonwebtoken';
 import { fork, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fmt, load, opsPerSecond, post } from './lib/load';
+import { fmt, load, opsPerSecond, post, processCpuMicros } from './lib/load';
 
 const ROOT = path.join(__dirname, '../..');
 const PORT = Number(process.env.BENCH_AUTH_PORT ?? 3951);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_ONLY=validate: only the two /validate comparisons (the peer, tracing on and off). */
+const ONLY_VALIDATE = process.env.BENCH_ONLY === 'validate';
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -80,13 +87,14 @@ async function localVerification() {
   return { rawVerify, rawSign, local };
 }
 
-async function startService(): Promise<() => void> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli', { paths: [ROOT] }), 'apps/auth/src/main.ts'], {
+/** The auth service as a child process of its own (`node --import tsx`, so its pid is the service's). */
+async function startService(port = PORT, env: Record<string, string> = {}): Promise<{ pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/auth/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      PORT: String(PORT),
+      PORT: String(port),
       LOG_LEVEL: 'warn',
       OTEL_SDK_DISABLED: 'true',
       AUTH_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
@@ -96,22 +104,50 @@ async function startService(): Promise<() => void> {
       AUTH_REFRESH_RATE_LIMIT: '100000000',
       AUTH_VALIDATE_RATE_LIMIT: '100000000',
       AUTH_LOCKOUT_THRESHOLD: '100000000',
+      ...env,
     },
   });
   for (let i = 0; i < 120; i++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const ready = await fetch(`http://127.0.0.1:${PORT}/health/ready`).then(
+    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
       (res) => res.ok,
       () => false,
     );
-    if (ready) return () => child.kill('SIGTERM');
+    if (ready) return { pid: child.pid!, stop: () => child.kill('SIGTERM') };
   }
   child.kill('SIGKILL');
   throw new Error('auth did not become ready');
 }
 
+/** One autocannon round against a server, with the CPU time that server spent on it. */
+async function measured(pid: number, options: autocannon.Options): Promise<{ rps: number; requests: number; cpuMicros: number; non2xx: number }> {
+  const before = processCpuMicros(pid);
+  const result = await autocannon({ connections: 32, duration: SECONDS, ...options });
+  return { rps: result.requests.average, requests: result.requests.total, cpuMicros: processCpuMicros(pid) - before, non2xx: result.non2xx + result.errors };
+}
+
+/** Best round's req/s, and CPU per request over all rounds (µs). */
+function summary(rounds: Array<{ rps: number; requests: number; cpuMicros: number }>) {
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  return { rps: Math.max(...rounds.map((r) => r.rps)), cpuPerRequest: rounds.reduce((sum, r) => sum + r.cpuMicros, 0) / requests };
+}
+
+/** An OTLP/HTTP sink: answers every export at once and counts them. */
+async function startSpanSink(): Promise<{ url: string; exports: () => number; close: () => void }> {
+  let exports = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/v1/traces') exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, close: () => server.close() };
+}
+
 /** node-oidc-provider's introspection endpoint in its own process (the package is ESM-only). */
-async function startIntrospectionPeer(): Promise<{ port: number; token: string; authorization: string; stop: () => void }> {
+async function startIntrospectionPeer(): Promise<{ port: number; token: string; authorization: string; pid: number; stop: () => void }> {
   const child = fork(path.join(__dirname, 'lib/oidc-introspection.mjs'), {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -120,19 +156,22 @@ async function startIntrospectionPeer(): Promise<{ port: number; token: string; 
     child.once('message', (message) => resolve(message as { port: number; token: string; authorization: string }));
     child.once('exit', (code) => reject(new Error(`the introspection peer exited with ${code}`)));
   });
-  return { ...ready, stop: () => child.kill() };
+  return { ...ready, pid: child.pid!, stop: () => child.kill() };
 }
 
 async function main() {
   console.log(`auth benchmark: ${SECONDS} s per endpoint, node ${process.version}`);
-  const crypto = await localVerification();
-  console.log(`raw RS256 verify (node:crypto)        ${fmt(crypto.rawVerify)} /s`);
-  console.log(`raw RS256 sign (node:crypto)          ${fmt(crypto.rawSign)} /s`);
-  console.log(
-    `libs/jwt local verification           ${fmt(crypto.local)} tokens/s = ${fmt((100 * crypto.local) / crypto.rawVerify, 1)} % of raw verify (target >= 80 %)`,
-  );
+  if (!ONLY_VALIDATE) {
+    const crypto = await localVerification();
+    console.log(`raw RS256 verify (node:crypto)        ${fmt(crypto.rawVerify)} /s`);
+    console.log(`raw RS256 sign (node:crypto)          ${fmt(crypto.rawSign)} /s`);
+    console.log(
+      `libs/jwt local verification           ${fmt(crypto.local)} tokens/s = ${fmt((100 * crypto.local) / crypto.rawVerify, 1)} % of raw verify (target >= 80 %)`,
+    );
+  }
 
-  const stop = await startService();
+  const service = await startService();
+  const stop = service.stop;
   try {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const base = `http://127.0.0.1:${PORT}/api/v1/auth`;
@@ -140,37 +179,90 @@ async function main() {
       post(agent, new URL(`${base}/login`), { username: ADMIN.username, password: ADMIN.password, client_id: 'bench', grant_type: 'password' });
     const first = await login();
     if (first.status !== 200) throw new Error(`login failed: ${first.status}`);
+    const validateAt = (port: number): autocannon.Options => ({
+      url: `http://127.0.0.1:${port}/api/v1/auth/validate`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: first.body.access_token }),
+    });
 
-    // The peer: node-oidc-provider's token introspection, alternated with /validate (c=32) so that
-    // other load on the machine weighs on both alike; the best round of each counts.
+    // The peer: node-oidc-provider's token introspection, loaded at the same time as /validate
+    // (c=32 each), so that other load on this shared machine weighs on both alike; the best round
+    // of each counts for req/s, and each server's own CPU time per request over all rounds.
     const peer = await startIntrospectionPeer();
-    let validateBest = 0;
-    let peerBest = 0;
-    for (let round = 0; round < 3; round++) {
-      const ours = await autocannon({
-        url: `${base}/validate`,
-        method: 'POST',
-        connections: 32,
-        duration: SECONDS,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token: first.body.access_token }),
-      });
-      const theirs = await autocannon({
-        url: `http://127.0.0.1:${peer.port}/token/introspection`,
-        method: 'POST',
-        connections: 32,
-        duration: SECONDS,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: peer.authorization },
-        body: `token=${peer.token}`,
-      });
+    const introspection: autocannon.Options = {
+      url: `http://127.0.0.1:${peer.port}/token/introspection`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: peer.authorization },
+      body: `token=${peer.token}`,
+    };
+    // Warm-up: both compile their hot paths before anything is counted.
+    await Promise.all([validateAt(PORT), introspection].map((options) => autocannon({ ...options, connections: 32, duration: 3 })));
+    const oursRounds = [];
+    const theirsRounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const [ours, theirs] = await Promise.all([measured(service.pid, validateAt(PORT)), measured(peer.pid, introspection)]);
       if (ours.non2xx + theirs.non2xx > 0) throw new Error(`non-2xx answers: validate ${ours.non2xx}, introspection ${theirs.non2xx}`);
-      validateBest = Math.max(validateBest, ours.requests.average);
-      peerBest = Math.max(peerBest, theirs.requests.average);
+      oursRounds.push(ours);
+      theirsRounds.push(theirs);
     }
     peer.stop();
+    const ours = summary(oursRounds);
+    const theirs = summary(theirsRounds);
     console.log(
-      `POST /validate c=32 ${fmt(validateBest)} req/s beside oidc-provider introspection ${fmt(peerBest)} req/s = ${fmt(validateBest / peerBest, 2)}x (target >= 1x)`,
+      `POST /validate c=32 ${fmt(ours.rps)} req/s beside oidc-provider introspection ${fmt(theirs.rps)} req/s = ${fmt(ours.rps / theirs.rps, 2)}x (target >= 1x)`,
     );
+    console.log(
+      `  CPU per request: /validate ${fmt(ours.cpuPerRequest)} µs, introspection ${fmt(theirs.cpuPerRequest)} µs = ${fmt(theirs.cpuPerRequest / ours.cpuPerRequest, 2)}x as efficient`,
+    );
+
+    // Tracing: the same service with the OpenTelemetry SDK on, exporting its spans to a sink, once
+    // with every request traced (the default) and once with the sampler a busy deployment sets
+    // (parent-based: a caller's sampled trace is always continued; 10 % of new traces), loaded at
+    // the same time as the service above (tracing off).
+    const sink = await startSpanSink();
+    const tracedEnv = { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+    const always = await startService(PORT + 1, tracedEnv);
+    const sampled = await startService(PORT + 2, { ...tracedEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    try {
+      // Warm-up: the two new processes compile their hot paths before anything is counted.
+      await Promise.all([PORT + 1, PORT + 2].map((port) => autocannon({ ...validateAt(port), connections: 32, duration: 3 })));
+      const offRounds = [];
+      const alwaysRounds = [];
+      const sampledRounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const [off, on, onSampled] = await Promise.all([
+          measured(service.pid, validateAt(PORT)),
+          measured(always.pid, validateAt(PORT + 1)),
+          measured(sampled.pid, validateAt(PORT + 2)),
+        ]);
+        offRounds.push(off);
+        alwaysRounds.push(on);
+        sampledRounds.push(onSampled);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 6000)); // the batch processors' last exports
+      const off = summary(offRounds);
+      const cost = (on: { cpuPerRequest: number }) => fmt((100 * (on.cpuPerRequest - off.cpuPerRequest)) / off.cpuPerRequest, 1);
+      console.log(`POST /validate c=32 tracing off                 ${fmt(off.rps)} req/s  ${fmt(off.cpuPerRequest)} µs CPU/req`);
+      for (const [name, on] of [
+        ['on, every request', summary(alwaysRounds)],
+        ['on, parentbased_traceidratio 0.1', summary(sampledRounds)],
+      ] as const) {
+        console.log(
+          `POST /validate c=32 tracing ${name.padEnd(33)} ${fmt(on.rps)} req/s  ${fmt(on.cpuPerRequest)} µs CPU/req: tracing costs ${cost(on)} % CPU (target < 5 %)`,
+        );
+      }
+      console.log(`  ${sink.exports()} OTLP exports received by the sink`);
+    } finally {
+      always.stop();
+      sampled.stop();
+      sink.close();
+    }
+    const live = await measured(service.pid, { url: `http://127.0.0.1:${PORT}/health/live`, duration: Math.min(SECONDS, 5) });
+    console.log(
+      `GET /health/live c=32 ${fmt(live.rps)} req/s  ${fmt(live.cpuMicros / live.requests)} µs CPU/req  (the service's floor: Express and the shared middleware, no work)`,
+    );
+    if (ONLY_VALIDATE) return;
 
     // autocannon drives /validate: the load generator shares this machine's two cores with the
     // service, so it must cost as little as possible.
@@ -188,10 +280,6 @@ async function main() {
         `POST /validate  c=${connections}${connections < 10 ? ' ' : ''}  ${fmt(validate.requests.average)} req/s  p50 ${fmt(validate.latency.p50, 2)} ms  p99 ${fmt(validate.latency.p99, 2)} ms  errors ${errors}  (target >= 5,000 req/s, p99 < 10 ms)`,
       );
     }
-    const live = await autocannon({ url: `http://127.0.0.1:${PORT}/health/live`, connections: 32, duration: Math.min(SECONDS, 5) });
-    console.log(
-      `GET /health/live c=32 ${fmt(live.requests.average)} req/s  p99 ${fmt(live.latency.p99, 2)} ms  (the service's floor: Express and the shared middleware, no work)`,
-    );
 
     const sessions = await Promise.all(Array.from({ length: 8 }, async () => (await login()).body.refresh_token as string));
     const refresh = await load(8, SECONDS, async (worker) => {

@@ -8,7 +8,7 @@
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fmt } from './lib/load';
+import { fmt, processCpuMicros } from './lib/load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -26,7 +26,8 @@ async function start(mode: string, port: number): Promise<{ child: ChildProcess;
   return { child, authorization: ready.authorization };
 }
 
-async function run(port: number, authorization?: string) {
+async function run(pid: number, port: number, authorization?: string) {
+  const before = processCpuMicros(pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/api/echo`,
     method: 'POST',
@@ -35,18 +36,19 @@ async function run(port: number, authorization?: string) {
     headers: { 'content-type': 'application/json', ...(authorization && { authorization }) },
     body: JSON.stringify({ name: 'bench' }),
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  const cpu = (processCpuMicros(pid) - before) / result.requests.total;
+  return { rps: result.requests.average, cpu, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
 async function main(): Promise<void> {
-  const results: Record<string, Array<{ rps: number; p50: number; p99: number; errors: number }>> = { bare: [], kit: [], 'kit-auth': [] };
+  const results: Record<string, Array<{ rps: number; cpu: number; p50: number; p99: number; errors: number }>> = { bare: [], kit: [], 'kit-auth': [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, mode] of MODES.entries()) {
       const port = 3960 + index;
       const { child, authorization } = await start(mode, port);
       const token = mode === 'kit-auth' ? authorization : undefined;
-      await run(port, token); // warm-up
-      results[mode]!.push(await run(port, token));
+      await run(child.pid!, port, token); // warm-up
+      results[mode]!.push(await run(child.pid!, port, token));
       child.kill();
     }
   }
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
   for (const mode of MODES) {
     const r = best(mode);
     console.log(
-      `  ${mode.padEnd(9)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  ${fmt((100 * r.rps) / floor)}% of bare Express`,
+      `  ${mode.padEnd(9)} ${fmt(r.rps).padStart(7)} req/s  ${fmt(r.cpu).padStart(4)} µs CPU/req  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  ${fmt((100 * r.rps) / floor)}% of bare Express, ${fmt(r.cpu / best('bare').cpu, 2)}x its CPU`,
     );
   }
 }

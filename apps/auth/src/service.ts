@@ -1,5 +1,5 @@
 import { baseEnvShape, ConfigError, env, loadConfig } from '@platform/config';
-import { rateLimit } from '@platform/http';
+import { createRateLimiter, rateLimit } from '@platform/http';
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import type { Request } from 'express';
@@ -177,13 +177,8 @@ export const authService = defineService({
         key: byIp,
       }),
       refresh: rateLimit({ redis, name: 'auth-refresh', points: config.AUTH_REFRESH_RATE_LIMIT, windowSeconds: config.AUTH_REFRESH_RATE_WINDOW, key: byIp }),
-      validate: rateLimit({
-        redis,
-        name: 'auth-validate',
-        points: config.AUTH_VALIDATE_RATE_LIMIT,
-        windowSeconds: config.AUTH_VALIDATE_RATE_WINDOW,
-        key: byIp,
-      }),
+      // Per IP, taken by the /validate handler itself (see tokensRouter).
+      validate: createRateLimiter({ redis, name: 'auth-validate', points: config.AUTH_VALIDATE_RATE_LIMIT, windowSeconds: config.AUTH_VALIDATE_RATE_WINDOW }),
     };
     const basePath = '/api/v1/auth';
     return {

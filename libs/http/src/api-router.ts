@@ -60,6 +60,22 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType 
   handler: (req: ValidatedRequest<Infer<B>, Infer<Q>, Infer<P>>, res: Response) => unknown;
 }
 
+/**
+ * What res.status(status).json(body) sends, without Express's detour through res.send (a Buffer
+ * copy of the text to measure it, freshness and ETag checks that a fresh API answer never needs).
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  if (text === undefined) {
+    res.status(status).json(body);
+    return;
+  }
+  res.statusCode = status;
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
 interface Issue {
   path: string;
   message: string;
@@ -95,15 +111,17 @@ export class ApiRouter {
     const successStatus = Number(Object.keys(spec.responses).find((status) => status.startsWith('2')) ?? 200);
     const validate = (req: Request, _res: Response, next: NextFunction) => {
       const issues: Issue[] = [];
+      // Express 5 parses the query string anew on every read of req.query: read it once.
+      const { params, query, body } = req;
       const valid = {
-        params: parsePart(spec.params, req.params, 'params', issues),
-        query: parsePart(spec.query, req.query, 'query', issues),
-        body: parsePart(spec.body, req.body, 'body', issues),
+        params: parsePart(spec.params, params, 'params', issues),
+        query: parsePart(spec.query, query, 'query', issues),
+        body: parsePart(spec.body, body, 'body', issues),
       };
       for (const [where, value] of [
-        ['params', req.params],
-        ['query', req.query],
-        ['body', req.body],
+        ['params', params],
+        ['query', query],
+        ['body', body],
       ] as const) {
         const path = findUnsafeString(value, where);
         if (path) issues.push({ path, message: 'Text may not contain NUL characters or unpaired surrogates', code: 'invalid_characters' });
@@ -114,8 +132,10 @@ export class ApiRouter {
     };
     const run = async (req: Request, res: Response) => {
       const result = await handler(req as ValidatedRequest<Infer<B>, Infer<Q>, Infer<P>>, res);
-      if (!res.headersSent && result !== undefined) res.status(successStatus).json(result);
-      else if (!res.headersSent) res.status(successStatus).end();
+      if (res.headersSent) return;
+      if (result === undefined) res.status(successStatus).end();
+      else if (successStatus === 204) res.status(successStatus).json(result);
+      else sendJson(res, successStatus, result);
     };
     this.router[spec.method](spec.path, ...this.accessGuards(spec.access), ...before, validate, run);
     return this;

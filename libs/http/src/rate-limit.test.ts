@@ -33,6 +33,15 @@ describe('rateLimit', () => {
     expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 97);
   });
 
+  it('keeps counting in Redis after Redis forgets its scripts (a restart, SCRIPT FLUSH)', async () => {
+    const limiter = createRateLimiter({ redis, name: uniqueName('rl'), points: 5, windowSeconds: 3600 });
+    const key = uniqueName('k');
+    expect((await limiter.take(key)).remaining).toBe(4);
+    await redis.script('FLUSH');
+    expect((await limiter.take(key)).remaining).toBe(3);
+    expect((await limiter.take(key)).remaining).toBe(2);
+  });
+
   it('refills at the sustained rate', async () => {
     const limiter = createRateLimiter({ redis, name: uniqueName('rl'), points: 600, windowSeconds: 60, burst: 2 });
     const key = uniqueName('k');

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { tooManyRequests } from './errors';
 
 export interface RateLimitOptions {
@@ -48,6 +49,25 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return { allowed, tostring(tokens), now }
 `;
 
+// Sent by its SHA-1 (EVALSHA) once Redis has it: Redis keeps the compiled script, so requests do
+// not carry its text. The first call of a process sends the text (EVAL), which loads it.
+const TAKE_TOKEN_SHA = createHash('sha1').update(TAKE_TOKEN).digest('hex');
+const scriptLoaded = new WeakSet<Redis>();
+
+async function takeToken(redis: Redis, key: string, capacity: number, ratePerMs: number, ttlMs: number): Promise<[number, string, number]> {
+  if (scriptLoaded.has(redis)) {
+    try {
+      return (await redis.evalsha(TAKE_TOKEN_SHA, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+    } catch (error) {
+      // A Redis restarted (or flushed of its scripts) since: load it again below.
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+    }
+  }
+  const reply = (await redis.eval(TAKE_TOKEN, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+  scriptLoaded.add(redis);
+  return reply;
+}
+
 /** Per-process buckets for when Redis is down: limits degrade to per replica, never to errors. */
 class MemoryBuckets {
   private readonly buckets = new Map<string, { tokens: number; updated: number }>();
@@ -89,11 +109,7 @@ export function createRateLimiter(options: Omit<RateLimitOptions, 'key'>): RateL
   return {
     async take(key) {
       try {
-        const [allowed, tokens, now] = (await options.redis.eval(TAKE_TOKEN, 1, `ratelimit:${options.name}:${key}`, capacity, ratePerMs, ttlMs)) as [
-          number,
-          string,
-          number,
-        ];
+        const [allowed, tokens, now] = await takeToken(options.redis, `ratelimit:${options.name}:${key}`, capacity, ratePerMs, ttlMs);
         return state(allowed === 1, Number(tokens), Number(now));
       } catch {
         return state(...memory.take(key, capacity, ratePerMs));
@@ -108,6 +124,12 @@ export function setRateLimitHeaders(res: Response, state: RateLimitState): void 
   res.setHeader('X-RateLimit-Reset', String(state.resetAt));
 }
 
+/** Announces the bucket's state and throws the 429 (with Retry-After) when the request is refused. */
+export function enforceRateLimit(res: Response, state: RateLimitState): void {
+  setRateLimitHeaders(res, state);
+  if (!state.allowed) throw tooManyRequests('Too many requests; try again later', state.retryAfter);
+}
+
 export const defaultRateLimitKey = (req: Request): string => req.auth?.sub ?? req.ip ?? 'unknown';
 
 /** Express middleware: X-RateLimit-* on every answer, 429 with Retry-After past the limit. */
@@ -115,8 +137,11 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   const limiter = createRateLimiter(options);
   const key = options.key ?? defaultRateLimitKey;
   return async (req, res, next) => {
-    const state = await limiter.take(key(req));
-    setRateLimitHeaders(res, state);
-    next(state.allowed ? undefined : tooManyRequests('Too many requests; try again later', state.retryAfter));
+    try {
+      enforceRateLimit(res, await limiter.take(key(req)));
+      next();
+    } catch (error) {
+      next(error);
+    }
   };
 }

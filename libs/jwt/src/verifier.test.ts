@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { JwksKeyResolver } from './key-resolver';
+import { JwksKeyResolver, StaticKeyResolver } from './key-resolver';
 import { hasPermission } from './permissions';
 import { publishRevocation, RedisRevocationList } from './revocation';
 import { TokenError } from './token-error';
@@ -137,6 +137,70 @@ describe('TokenVerifier with a JWKS', () => {
       audience: 'svc',
     });
     expect(await reasonOf(v.verify(sign(jwks.addKey())))).toBe('jwks_unavailable');
+  });
+});
+
+describe('TokenVerifier remembering verified tokens', () => {
+  const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+  it('still refuses a token it has verified before once it expires, is revoked, or its key is gone', async () => {
+    const first = pair();
+    let keys = new Map([['k1', first.publicKey]]);
+    const revoked = new Set<string>();
+    let now = Date.now() / 1000;
+    const v = new TokenVerifier({
+      keys: new StaticKeyResolver(() => keys),
+      issuer: 'https://auth.test',
+      audience: 'svc',
+      revocations: { isRevoked: (jti) => revoked.has(jti) },
+      now: () => now,
+    });
+    const signer = { kid: 'k1', privateKey: first.privateKey };
+    const token = sign(signer);
+    const claims = await v.verify(token);
+    await expect(v.verify(token)).resolves.toEqual(claims);
+
+    revoked.add(claims.jti);
+    expect(await reasonOf(v.verify(token))).toBe('token_revoked');
+    revoked.clear();
+    await expect(v.verify(token)).resolves.toEqual(claims);
+
+    now = claims.exp + 10;
+    expect(await reasonOf(v.verify(token))).toBe('token_expired');
+    now = Date.now() / 1000;
+
+    // The kid now names another key (rotation, or a key withdrawn and replaced): the remembered
+    // verification no longer counts, and the signature is checked against the key now published.
+    keys = new Map([['k1', pair().publicKey]]);
+    expect(await reasonOf(v.verify(token))).toBe('invalid_signature');
+    keys = new Map();
+    expect(await reasonOf(v.verify(token))).toBe('unknown_key');
+    keys = new Map([['k1', first.publicKey]]);
+    await expect(v.verify(token)).resolves.toEqual(claims);
+  });
+
+  it('hands out claims that callers cannot change for the next request', async () => {
+    const first = pair();
+    const v = new TokenVerifier({ keys: new StaticKeyResolver(() => new Map([['k1', first.publicKey]])), issuer: 'https://auth.test', audience: 'svc' });
+    const token = sign({ kid: 'k1', privateKey: first.privateKey }, { permissions: ['a:b'] });
+    const claims = await v.verify(token);
+    expect(() => (claims.permissions as string[]).push('*')).toThrow(TypeError);
+    expect((await v.verify(token)).permissions).toEqual(['a:b']);
+  });
+
+  it('remembers at most cacheSize tokens, and none with cacheSize 0', async () => {
+    const first = pair();
+    for (const cacheSize of [0, 2]) {
+      const v = new TokenVerifier({
+        keys: new StaticKeyResolver(() => new Map([['k1', first.publicKey]])),
+        issuer: 'https://auth.test',
+        audience: 'svc',
+        cacheSize,
+      });
+      const tokens = Array.from({ length: 5 }, () => sign({ kid: 'k1', privateKey: first.privateKey }));
+      for (const token of tokens) await expect(v.verify(token)).resolves.toMatchObject({ sub: 'u1' });
+      for (const token of tokens) await expect(v.verify(token)).resolves.toMatchObject({ sub: 'u1' });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { AccessTokenClaims } from '@platform/contracts';
-import type { KeyObject } from 'node:crypto';
+import { hash, type KeyObject } from 'node:crypto';
 import { decodeCompactJws, verifyRs256, type DecodedJws } from './compact-jws';
 import type { KeyResolver } from './key-resolver';
 import type { RevocationCheck } from './revocation';
@@ -12,6 +12,15 @@ export interface TokenVerifierOptions {
   revocations?: RevocationCheck;
   clockToleranceSeconds?: number;
   now?: () => number;
+  /** How many verified tokens are remembered (0: none); see TokenVerifier.verify. */
+  cacheSize?: number;
+}
+
+/** A token whose signature and claims were verified once, and with which key. */
+interface VerifiedToken {
+  claims: AccessTokenClaims;
+  kid: string;
+  key: KeyObject;
 }
 
 /**
@@ -21,10 +30,14 @@ export interface TokenVerifierOptions {
 export class TokenVerifier {
   private readonly tolerance: number;
   private readonly now: () => number;
+  private readonly cacheSize: number;
+  /** Verified tokens by the SHA-256 of their text, least recently used first. */
+  private readonly verified = new Map<string, VerifiedToken>();
 
   constructor(private readonly options: TokenVerifierOptions) {
     this.tolerance = options.clockToleranceSeconds ?? 5;
     this.now = options.now ?? (() => Date.now() / 1000);
+    this.cacheSize = options.cacheSize ?? 10_000;
   }
 
   /** Whether a token already verified has been revoked since (long-lived connections ask this). */
@@ -32,18 +45,53 @@ export class TokenVerifier {
     return this.options.revocations?.isRevoked(claims.jti) ?? false;
   }
 
-  /** Resolves with the claims, or rejects with a TokenError. */
+  /**
+   * Resolves with the claims, or rejects with a TokenError.
+   *
+   * A token is presented many times over its life, so a verified one is remembered (a bounded LRU
+   * keyed by the SHA-256 of its text, never the token itself): later calls skip the RS256 check and
+   * the claims parsing, but still refuse it once expired, revoked, or when its signing key is no
+   * longer one the resolver holds.
+   */
   verify(token: string): Promise<AccessTokenClaims> {
     try {
+      const id = this.cacheSize > 0 ? hash('sha256', token, 'base64url') : undefined;
+      const remembered = id === undefined ? undefined : this.verified.get(id);
+      if (remembered && this.options.keys.cached?.(remembered.kid) === remembered.key) {
+        this.verified.delete(id!);
+        this.verified.set(id!, remembered);
+        return Promise.resolve(this.checkStillValid(remembered.claims));
+      }
+      if (remembered) this.verified.delete(id!);
       const decoded = decodeCompactJws(token);
       const kid = this.checkHeader(decoded);
       // Hot path: a key already at hand is used without awaiting anything.
       const key = this.options.keys.cached?.(kid);
-      if (key) return Promise.resolve(this.checkSignatureAndClaims(decoded, key));
-      return this.verifyWithFetchedKey(decoded, kid);
+      if (key) return Promise.resolve(this.remember(id, kid, key, this.checkSignatureAndClaims(decoded, key)));
+      return this.verifyWithFetchedKey(decoded, kid).then(({ claims, key: fetched }) => this.remember(id, kid, fetched, claims));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  private remember(id: string | undefined, kid: string, key: KeyObject, claims: AccessTokenClaims): AccessTokenClaims {
+    if (id === undefined) return claims;
+    Object.freeze(claims.roles);
+    Object.freeze(claims.permissions);
+    if (claims.user) Object.freeze(claims.user);
+    Object.freeze(claims);
+    if (this.verified.size >= this.cacheSize) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(id, { claims, kid, key });
+    return claims;
+  }
+
+  /** The checks that can change after a token was verified: expiry and revocation. */
+  private checkStillValid(claims: AccessTokenClaims): AccessTokenClaims {
+    if (this.now() >= claims.exp + this.tolerance) {
+      throw new TokenError('token_expired', 'The token has expired', new Date(claims.exp * 1000));
+    }
+    if (this.options.revocations?.isRevoked(claims.jti)) throw new TokenError('token_revoked', 'The token has been revoked');
+    return claims;
   }
 
   private checkHeader(decoded: DecodedJws): string {
@@ -56,7 +104,7 @@ export class TokenVerifier {
     return decoded.header.kid;
   }
 
-  private async verifyWithFetchedKey(decoded: DecodedJws, kid: string): Promise<AccessTokenClaims> {
+  private async verifyWithFetchedKey(decoded: DecodedJws, kid: string): Promise<{ claims: AccessTokenClaims; key: KeyObject }> {
     let key: KeyObject | undefined;
     try {
       key = await this.options.keys.get(kid);
@@ -64,7 +112,7 @@ export class TokenVerifier {
       throw new TokenError('jwks_unavailable', 'The signing keys could not be fetched');
     }
     if (!key) throw new TokenError('unknown_key', 'The token was signed by an unknown key');
-    return this.checkSignatureAndClaims(decoded, key);
+    return { claims: this.checkSignatureAndClaims(decoded, key), key };
   }
 
   private checkSignatureAndClaims(decoded: DecodedJws, key: KeyObject): AccessTokenClaims {

@@ -41,6 +41,47 @@ describe('telemetry', () => {
     }
   });
 
+  it("makes each served request's SERVER span, a child of the caller's traceparent, named by its route; none for probes", async () => {
+    const bodies: string[] = [];
+    const collector = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parentSpanId = '00f067aa0ba902b7';
+    try {
+      await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-one-request.ts')], {
+        cwd: root,
+        env: {
+          ...process.env,
+          OTEL_SDK_DISABLED: 'false',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+          FIXTURE_TRACEPARENT: `00-${traceId}-${parentSpanId}-01`,
+        },
+        timeout: 30_000,
+      });
+      type Span = { traceId: string; parentSpanId?: string; name: string; kind: number; attributes: Array<{ key: string; value: Record<string, unknown> }> };
+      const spans: Span[] = bodies.flatMap((body) =>
+        (JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }> }).resourceSpans.flatMap((resource) =>
+          resource.scopeSpans.flatMap((scope) => scope.spans),
+        ),
+      );
+      const served = spans.filter((span) => span.kind === 2); // SERVER
+      expect(served).toHaveLength(1);
+      expect(served[0]).toMatchObject({ traceId, parentSpanId, name: 'GET /things/:id' });
+      const attributes = Object.fromEntries(served[0]!.attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
+      expect(attributes).toMatchObject({ 'http.route': '/things/:id', 'url.path': '/things/7', 'http.request.method': 'GET' });
+      expect(Number(attributes['http.response.status_code'])).toBe(200);
+    } finally {
+      collector.close();
+    }
+  });
+
   it('does nothing when the SDK is disabled', async () => {
     process.env.OTEL_SDK_DISABLED = 'true';
     startTelemetry('disabled');
