@@ -17,18 +17,16 @@ describe('the outbound guard on MCP connections', () => {
   let httpServer: RunningServer;
   let wsServer: RunningWebSocketServer;
 
+  // Two registries one after the other (each migrates and boots): more than the default hook timeout on a busy machine.
   beforeAll(async () => {
-    [guarded, allowed, httpServer, wsServer] = await Promise.all([
-      startHarness({ OUTBOUND_ALLOW_PRIVATE: 'false' }),
-      startHarness(),
-      startHttpMcpServer(tool, gate),
-      startWebSocketMcpServer(tool, gate),
-    ]);
-  });
+    [httpServer, wsServer] = await Promise.all([startHttpMcpServer(tool, gate), startWebSocketMcpServer(tool, gate)]);
+    guarded = await startHarness({ OUTBOUND_ALLOW_PRIVATE: 'false' });
+    allowed = await startHarness();
+  }, 120_000);
   afterAll(async () => {
     gate.release();
-    await Promise.all([guarded.stop(), allowed.stop(), httpServer.close(), wsServer.close()]);
-  });
+    await Promise.all([guarded?.stop(), allowed?.stop(), httpServer?.close(), wsServer?.close()]);
+  }, 60_000);
 
   const register = (h: Harness, protocol: 'http' | 'websocket', url: string) =>
     request(h.url)
