@@ -49,7 +49,12 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     workRoot: path.resolve(config.MCP_STDIO_WORK_ROOT ?? defaultWorkRoot()),
   };
   const records = new ProcessRecords(new ProcessRecordsRepository(db), instance, stdioPolicy.workRoot, logger);
-  const supervisor = new Supervisor(stdioPolicy, records, logger, config.MCP_SESSION_IDLE_SECONDS * 1000);
+  const supervisor = new Supervisor(
+    { stdio: stdioPolicy, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE },
+    records,
+    logger,
+    config.MCP_SESSION_IDLE_SECONDS * 1000,
+  );
   const events = new EventBus(redis, `${prefix}:events`, logger);
   const liveLoad = new LiveLoad(redis, prefix, instance);
   const scheduler = new CheckScheduler(config.MCP_HEALTH_QUEUE, queues, redis, prefix, logger);
@@ -61,6 +66,7 @@ export function createRegistryContext(config: McpRegistryConfig, logger: Logger,
     liveLoad,
     stdioPolicy,
     defaultCapacity: config.MCP_DEFAULT_CAPACITY,
+    allowPrivate: config.OUTBOUND_ALLOW_PRIVATE,
   });
   const healthChecks = new HealthCheckService({
     repository: new HealthCheckRepository(db),

@@ -36,6 +36,8 @@ export function buildServer(toolName: string, gate: Gate): McpServer {
 
 export interface RunningServer {
   url: string;
+  /** HTTP requests (http) or WebSocket connections (websocket) that reached the server. */
+  received(): number;
   close(): Promise<void>;
 }
 
@@ -47,7 +49,9 @@ export interface RunningWebSocketServer extends RunningServer {
 
 /** Streamable HTTP at /mcp, stateless: each request gets its own server instance. */
 export async function startHttpMcpServer(toolName: string, gate: Gate): Promise<RunningServer> {
+  let received = 0;
   const httpServer = http.createServer(async (req, res) => {
+    received += 1;
     if (req.url !== '/mcp') {
       res.writeHead(404).end();
       return;
@@ -67,6 +71,7 @@ export async function startHttpMcpServer(toolName: string, gate: Gate): Promise<
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/mcp`,
+    received: () => received,
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();
@@ -105,10 +110,12 @@ export async function startWebSocketMcpServer(toolName: string, gate: Gate): Pro
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (protocols) => (protocols.has('mcp') ? 'mcp' : false) });
   const counts = new Map<string, number>();
   const servers: McpServer[] = [];
+  let received = 0;
   const seen = (message: JSONRPCMessage) => {
     if ('method' in message) counts.set(message.method, (counts.get(message.method) ?? 0) + 1);
   };
   wss.on('connection', (socket) => {
+    received += 1;
     const server = buildServer(toolName, gate);
     servers.push(server);
     void server.connect(new WebSocketServerTransport(socket, seen));
@@ -117,6 +124,7 @@ export async function startWebSocketMcpServer(toolName: string, gate: Gate): Pro
   return {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
     requests: (method) => counts.get(method) ?? 0,
+    received: () => received,
     // McpServer announces notifications/tools/list_changed to its connected client by itself.
     addTool: (name) => {
       for (const server of servers)

@@ -1,6 +1,6 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardedFetch, isPrivateAddress, OutboundError } from './outbound';
+import { guardedFetch, guardedStreamFetch, isPrivateAddress, OutboundError } from './outbound';
 
 describe('guardedFetch', () => {
   let server: Server;
@@ -73,5 +73,115 @@ describe('guardedFetch', () => {
     const pending = guardedFetch(`${base}/slow`, { signal: controller.signal }, { allowPrivate: true });
     controller.abort(new Error('cancelled by the run'));
     await expect(pending).rejects.toThrow('cancelled by the run');
+  });
+});
+
+describe('guardedStreamFetch', () => {
+  let server: Server;
+  let base: string;
+  let requests = 0;
+  /** Lets the /stream response end once the test has read its first chunk. */
+  let finish: (() => void) | undefined;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      requests += 1;
+      if (req.url === '/echo') {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-method': req.method ?? '' });
+        return req.pipe(res);
+      }
+      if (req.url === '/stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        finish = () => res.end('data: last\n\n');
+        return;
+      }
+      if (req.url === '/same-host') return res.writeHead(307, { location: '/echo' }).end();
+      if (req.url === '/other-host') return res.writeHead(307, { location: 'http://example.invalid/x' }).end();
+      if (req.url === '/empty') return res.writeHead(204).end();
+      // /slow never answers
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const failure = async (promise: Promise<unknown>) => {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(OutboundError);
+    return { reason: (error as OutboundError).reason, status: (error as OutboundError).status, message: (error as OutboundError).message };
+  };
+
+  it('refuses a private address before any request is sent, and allows it when allowPrivate', async () => {
+    const before = requests;
+    const blocked = guardedStreamFetch();
+    expect(await failure(blocked(`${base}/echo`))).toMatchObject({ reason: 'blocked_address', status: 400, message: expect.stringContaining('127.0.0.1') });
+    expect(await failure(blocked(`http://localhost:${new URL(base).port}/echo`))).toMatchObject({ reason: 'blocked_address', status: 400 });
+    expect(await failure(blocked('http://[::1]/'))).toMatchObject({ reason: 'blocked_address' });
+    expect(requests).toBe(before);
+
+    const response = await guardedStreamFetch({ allowPrivate: true })(`${base}/echo`, {
+      method: 'POST',
+      body: JSON.stringify({ a: 1 }),
+      headers: new Headers({ 'content-type': 'application/json' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-method')).toBe('POST');
+    expect(response.url).toBe(`${base}/echo`);
+    expect(await response.json()).toEqual({ a: 1 });
+    expect(requests).toBe(before + 1);
+  });
+
+  it('refuses schemes other than http and https', async () => {
+    expect(await failure(guardedStreamFetch({ allowPrivate: true })('file:///etc/passwd'))).toMatchObject({ reason: 'bad_url', status: 400 });
+    expect(await failure(guardedStreamFetch({ allowPrivate: true })('ws://127.0.0.1/x'))).toMatchObject({ reason: 'bad_url', status: 400 });
+  });
+
+  it('streams the body chunk by chunk before the response ends', async () => {
+    const response = await guardedStreamFetch({ allowPrivate: true })(`${base}/stream`);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    // The server has not ended the response: this chunk can only come from a streaming body.
+    const first = await reader.read();
+    expect(decoder.decode(first.value)).toBe('data: first\n\n');
+    expect(finish).toBeDefined();
+    finish!();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += decoder.decode(chunk.value);
+    expect(rest).toBe('data: last\n\n');
+  });
+
+  it('follows redirects on the same host only, and returns them as they are under redirect: manual', async () => {
+    const fetcher = guardedStreamFetch({ allowPrivate: true });
+    const followed = await fetcher(`${base}/same-host`, { method: 'POST', body: 'kept' });
+    expect(await followed.text()).toBe('kept');
+    expect(await failure(fetcher(`${base}/other-host`))).toMatchObject({ reason: 'redirect_blocked', status: 502 });
+    const manual = await fetcher(`${base}/other-host`, { redirect: 'manual' });
+    expect(manual.status).toBe(307);
+    expect(manual.headers.get('location')).toBe('http://example.invalid/x');
+    expect((await fetcher(`${base}/empty`)).status).toBe(204);
+  });
+
+  it('times out a peer that never sends its headers, and honours the caller abort before and during the body', async () => {
+    expect(await failure(guardedStreamFetch({ allowPrivate: true, timeoutMs: 200 })(`${base}/slow`))).toMatchObject({ reason: 'timeout', status: 502 });
+    expect(await failure(guardedStreamFetch({ allowPrivate: true })('http://127.0.0.1:1/x'))).toMatchObject({ reason: 'network', status: 502 });
+
+    const waiting = new AbortController();
+    const pending = guardedStreamFetch({ allowPrivate: true })(`${base}/slow`, { signal: waiting.signal });
+    waiting.abort(new Error('cancelled by the run'));
+    await expect(pending).rejects.toThrow('cancelled by the run');
+
+    const streaming = new AbortController();
+    const response = await guardedStreamFetch({ allowPrivate: true })(`${base}/stream`, { signal: streaming.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    streaming.abort(new Error('stream no longer wanted'));
+    await expect(reader.read()).rejects.toThrow('stream no longer wanted');
   });
 });

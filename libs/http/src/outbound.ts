@@ -2,6 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { ApiError } from './errors';
 
 /** Addresses a user-supplied URL may not reach unless the operator allows private networks. */
@@ -116,7 +118,12 @@ function parseTarget(target: string | URL): URL {
   return url;
 }
 
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+/**
+ * A DNS lookup for `http.request`, `net.connect` or `ws` that refuses a name resolving to a private,
+ * loopback or link-local address (unless allowed): the check happens when the connection is made.
+ * Literal addresses skip the lookup: check them with `assertPublicHost`.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
@@ -129,9 +136,18 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-function send(url: URL, request: GuardedRequest, options: GuardOptions, signal: AbortSignal, timeoutMs: number): Promise<GuardedResponse> {
+/** Throws `blocked_address` for a URL whose host is a literal private address (names are checked at lookup). */
+export function assertPublicHost(url: URL, allowPrivate = false): void {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isPrivateAddress(host)) return Promise.reject(new OutboundError('blocked_address', `${url.host} is a private address`));
+  if (!allowPrivate && isPrivateAddress(host)) throw new OutboundError('blocked_address', `${url.host} is a private address`);
+}
+
+function send(url: URL, request: GuardedRequest, options: GuardOptions, signal: AbortSignal, timeoutMs: number): Promise<GuardedResponse> {
+  try {
+    assertPublicHost(url, options.allowPrivate);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -177,4 +193,140 @@ function failure(error: Error, url: URL, signal: AbortSignal, timeoutMs: number)
     return reason instanceof Error ? reason : new OutboundError('network', `The call to ${url.host} was aborted`);
   }
   return new OutboundError('network', `${url.host} could not be reached (${(error as { code?: string }).code ?? error.message})`);
+}
+
+/** The shape of `fetch` that clients taking a custom fetch accept (the MCP SDK's `FetchLike`). */
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface StreamGuardOptions {
+  /** Until the response headers arrive, redirects included (default 10 s); the body may stream for as long as it lasts. */
+  timeoutMs?: number;
+  /** Private, loopback and link-local addresses (operators' config; tests allow loopback). */
+  allowPrivate?: boolean;
+  /** Redirects followed under `redirect: 'follow'`, to the same host only (default 3). */
+  maxRedirects?: number;
+}
+
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * `guardedFetch` for long-lived streams (server-sent events, MCP's streamable HTTP): a
+ * fetch-compatible function whose `Response` body streams from the socket as it arrives. The
+ * same guard: http(s) only, redirects to the same host only (`redirect: 'manual'` returns them as
+ * they are, `'error'` refuses them), and no private, loopback or link-local address unless allowed,
+ * checked when the connection is made. The timeout covers the connection and the response headers,
+ * not the body; the caller's `signal` ends the call or the stream at any time.
+ */
+export function guardedStreamFetch(options: StreamGuardOptions = {}): FetchLike {
+  return async (input, init = {}) => {
+    let url = parseTarget(input);
+    const origin = url.host;
+    let method = (init.method ?? 'GET').toUpperCase();
+    const headers = new Headers(init.headers);
+    let body = init.body === undefined || init.body === null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
+    for (let redirects = 0; ; redirects++) {
+      const response = await sendStreaming(url, method, headers, body, options, init.signal ?? undefined);
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location || init.redirect === 'manual') return response;
+      await response.body?.cancel();
+      if (init.redirect === 'error') throw new OutboundError('redirect_blocked', `${origin} answered with a redirect`);
+      if (redirects >= (options.maxRedirects ?? 3)) throw new OutboundError('redirect_blocked', `Too many redirects from ${origin}`);
+      const next = parseTarget(new URL(location, url));
+      if (next.host !== origin) throw new OutboundError('redirect_blocked', `${origin} redirected to another host (${next.host})`);
+      // As fetch does: 303, and 301/302 after a POST, continue as a GET without a body.
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+        headers.delete('content-type');
+        headers.delete('content-length');
+      }
+      url = next;
+    }
+  };
+}
+
+function sendStreaming(
+  url: URL,
+  method: string,
+  headers: Headers,
+  body: Buffer | undefined,
+  options: StreamGuardOptions,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  assertPublicHost(url, options.allowPrivate);
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let incoming: http.IncomingMessage | undefined;
+    const outgoing = client.request(url, { method, headers: Object.fromEntries(headers), lookup: guardedLookup(options.allowPrivate ?? false) });
+    const onAbort = () => {
+      const reason = signal?.reason as Error;
+      outgoing.destroy(reason);
+      incoming?.destroy(reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    const timer = setTimeout(() => outgoing.destroy(new OutboundError('timeout', `${url.host} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    outgoing.on('error', (error) => {
+      clearTimeout(timer);
+      done();
+      if (settled) return;
+      settled = true;
+      if (signal?.aborted) return reject(signal.reason as Error);
+      reject(error instanceof OutboundError ? error : failure(error, url, new AbortController().signal, timeoutMs));
+    });
+    outgoing.on('response', (response) => {
+      clearTimeout(timer);
+      incoming = response;
+      response.once('close', done);
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        response.destroy();
+        settled = true;
+        return reject(new OutboundError('network', `${url.host} answered with HTTP status ${status}`));
+      }
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (value === undefined) continue;
+        for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
+      }
+      let stream: Readable = response;
+      const decoder = decoderFor(responseHeaders.get('content-encoding'));
+      if (decoder) {
+        stream = response.pipe(decoder);
+        response.on('error', (error) => decoder.destroy(error));
+        decoder.on('close', () => response.destroy());
+        responseHeaders.delete('content-encoding');
+        responseHeaders.delete('content-length');
+      }
+      const hasBody = method !== 'HEAD' && !NULL_BODY_STATUSES.has(status);
+      if (!hasBody) response.resume();
+      const result = new Response(hasBody ? (Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>) : null, {
+        status,
+        statusText: response.statusMessage,
+        headers: responseHeaders,
+      });
+      Object.defineProperty(result, 'url', { value: url.toString() });
+      settled = true;
+      resolve(result);
+    });
+    outgoing.end(body);
+  });
+}
+
+/** fetch decodes these content encodings; so does the streaming guard. */
+function decoderFor(encoding: string | null): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    default:
+      return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import type { AccessTokenClaims, mcpRegistry } from '@platform/contracts';
 import { hasPermission } from '@platform/jwt';
-import { conflict, forbidden, isUniqueViolation, notFound } from '@platform/http';
+import { assertPublicHost, badRequest, conflict, forbidden, isUniqueViolation, notFound, OutboundError } from '@platform/http';
 import type { EventBus } from '../events/event-bus';
 import type { CheckScheduler } from '../operations/check-scheduler';
 import type { LiveLoad } from '../supervisor/live-load';
@@ -33,11 +33,28 @@ export interface ConnectionServiceDeps {
   liveLoad: LiveLoad;
   stdioPolicy: StdioPolicy;
   defaultCapacity: number;
+  /** Private, loopback and link-local addresses may be reached (`OUTBOUND_ALLOW_PRIVATE`). */
+  allowPrivate: boolean;
 }
 
 /** Registration, changes and removal of connections, with the stdio guard. */
 export class ConnectionService {
   constructor(private readonly deps: ConnectionServiceDeps) {}
+
+  /**
+   * A URL whose host is a literal private, loopback or link-local address can never be reached
+   * while the operator does not allow them: refused at once (400 naming the field). A name is
+   * checked by the outbound guard whenever a session connects, as it may resolve differently.
+   */
+  guardUrl(endpoint: { url?: string }): void {
+    if (!endpoint.url || !URL.canParse(endpoint.url)) return;
+    try {
+      assertPublicHost(new URL(endpoint.url), this.deps.allowPrivate);
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      throw badRequest(`endpoint.url: ${error.message}, which the outbound guard refuses`, { field: 'endpoint.url', reason: error.reason }, 'invalid_url');
+    }
+  }
 
   /**
    * stdio means running a program on this host: only admins may, and only allowed commands.
@@ -71,6 +88,7 @@ export class ConnectionService {
 
   async register(body: Register, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
     this.guardStdio(body.protocol, body.endpoint.command, caller);
+    this.guardUrl(body.endpoint);
     if (await this.deps.repository.findByName(body.name)) throw nameTaken(body.name);
     const row = await this.deps.repository
       .create({

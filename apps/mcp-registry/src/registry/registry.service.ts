@@ -119,6 +119,7 @@ export class RegistryService {
           this.deps.connections.guardOwner(existing, caller);
           this.deps.connections.guardStdio(entry.protocol, entry.endpoint.command, caller);
           this.deps.connections.guardStdio(existing.protocol, undefined, caller);
+          this.deps.connections.guardUrl(entry.endpoint);
           await this.deps.connections.store(existing.id, {
             type: entry.type,
             protocol: entry.protocol,

@@ -1,5 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { OutboundError } from '@platform/http';
 
 const MAX_REASON = 200;
 
@@ -13,6 +14,8 @@ export function describeMcpFailure(error: unknown): string {
     if (error.code === undefined || error.code <= 0) return 'the server answered with an unexpected content type';
     return `the server answered HTTP ${error.code}`;
   }
+  // The outbound guard's refusals and failures name the host and the reason, never a body.
+  if (error instanceof OutboundError) return error.message;
   if (error instanceof SyntaxError) return 'the server did not answer with JSON-RPC';
   // A JSON-RPC error is the MCP server's own answer (its code and message), not a foreign body.
   if (error instanceof McpError) return error.message.slice(0, MAX_REASON);

@@ -1,15 +1,26 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { WebSocket } from 'ws';
+import { guardedStreamFetch } from '@platform/http';
 import { CpuSampler, processStartTicks, residentBytes, signalGroup } from './process-info';
 import { prepareLaunch, removeWorkDir, type StdioPolicy } from './stdio-launch';
+import { GuardedWebSocketTransport } from './websocket-transport';
 
-// The SDK's WebSocket transport uses the global WebSocket, which Node 20 lacks.
-(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+/** How sessions start their servers: stdio's launch policy, and the outbound guard's for http and websocket URLs. */
+export interface SessionPolicy {
+  stdio: StdioPolicy;
+  /** Private, loopback and link-local addresses may be reached (`OUTBOUND_ALLOW_PRIVATE`). */
+  allowPrivate: boolean;
+}
+
+/**
+ * How long an HTTP server may take to connect and send its response headers. A JSON (not SSE)
+ * answer only has headers once the tool is done, so this is the longest call a connection may
+ * configure (120 s) plus a margin; the SDK's own per-request timeouts are the tighter bound.
+ */
+const HTTP_HEADERS_TIMEOUT_MS = 125_000;
 
 /** What a session needs to know of its connection. */
 export interface SessionTarget {
@@ -59,7 +70,7 @@ export class McpSession {
 
   constructor(
     readonly target: SessionTarget,
-    private readonly policy: StdioPolicy,
+    private readonly policy: SessionPolicy,
     private readonly hooks: SessionHooks,
   ) {}
 
@@ -69,7 +80,7 @@ export class McpSession {
 
   /** Connects (starting the process for stdio) and performs the initialize handshake. */
   async open(timeoutMs: number): Promise<void> {
-    this.transport = this.createTransport();
+    this.transport = this.createTransport(timeoutMs);
     const transport = this.transport;
     try {
       await this.client.connect(transport, { timeout: timeoutMs });
@@ -93,13 +104,18 @@ export class McpSession {
     };
   }
 
-  private createTransport(): Transport {
+  private createTransport(timeoutMs: number): Transport {
     const { endpoint, protocol } = this.target;
+    const { allowPrivate } = this.policy;
+    // Both URLs are a user's: every request goes through the outbound guard (DESIGN.md, "Services calling services").
     if (protocol === 'http') {
-      return new StreamableHTTPClientTransport(new URL(endpoint.url!), { requestInit: { headers: endpoint.headers ?? {} } });
+      return new StreamableHTTPClientTransport(new URL(endpoint.url!), {
+        fetch: guardedStreamFetch({ allowPrivate, timeoutMs: HTTP_HEADERS_TIMEOUT_MS }),
+        requestInit: { headers: endpoint.headers ?? {} },
+      });
     }
-    if (protocol === 'websocket') return new WebSocketClientTransport(new URL(endpoint.url!));
-    const launch = prepareLaunch(this.target.id, endpoint.command!, endpoint.args ?? [], this.policy);
+    if (protocol === 'websocket') return new GuardedWebSocketTransport(new URL(endpoint.url!), { allowPrivate, handshakeTimeoutMs: timeoutMs });
+    const launch = prepareLaunch(this.target.id, endpoint.command!, endpoint.args ?? [], this.policy.stdio);
     this.workDir = launch.cwd;
     this.program = launch.program;
     const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: 'ignore' });
@@ -157,7 +173,7 @@ export class McpSession {
     await Promise.race([this.client.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
     // Anything of the group still alive (children that ignored SIGTERM) goes now.
     if (pid) signalGroup(pid, 'SIGKILL');
-    if (this.workDir) removeWorkDir(this.workDir, this.policy.workRoot);
+    if (this.workDir) removeWorkDir(this.workDir, this.policy.stdio.workRoot);
     // The record goes last; a database hiccup here must not fail the close (the reaper cleans up).
     if (pid) await Promise.resolve(this.hooks.onProcessGone?.(this)).catch(() => undefined);
   }

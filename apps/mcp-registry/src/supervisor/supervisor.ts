@@ -1,7 +1,6 @@
 import type { Logger } from '@platform/telemetry';
-import { McpSession, type SessionTarget } from './mcp-session';
+import { McpSession, type SessionPolicy, type SessionTarget } from './mcp-session';
 import type { ProcessRecords } from './process-records';
-import type { StdioPolicy } from './stdio-launch';
 
 interface Entry {
   target: SessionTarget;
@@ -41,7 +40,7 @@ export class Supervisor {
 
   /** `idleMs`: a session nothing used for this long is closed (0 keeps sessions until stopped). */
   constructor(
-    private readonly policy: StdioPolicy,
+    private readonly policy: SessionPolicy,
     private readonly records: ProcessRecords | undefined,
     private readonly logger: Logger,
     private readonly idleMs = 0,

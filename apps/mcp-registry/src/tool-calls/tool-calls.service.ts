@@ -1,5 +1,5 @@
 import type { mcpRegistry } from '@platform/contracts';
-import { ApiError, badRequest, conflict, notFound } from '@platform/http';
+import { ApiError, badRequest, conflict, notFound, OutboundError } from '@platform/http';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectionService } from '../connections/connections.service';
 import { round } from '../numbers';
@@ -54,6 +54,9 @@ export class ToolCallService {
       if (error.code === ErrorCode.RequestTimeout) return upstream(`The server did not answer "${tool}" in time`, 'mcp_timeout');
       return upstream(`The server failed "${tool}": ${error.message}`, 'mcp_error', { mcpCode: error.code });
     }
+    // The connection's URL is one the outbound guard refuses (a private address): the caller's to fix.
+    if (error instanceof OutboundError && error.status < 500)
+      return badRequest(`The connection's endpoint.url is refused: ${error.message}`, { field: 'endpoint.url', reason: error.reason }, 'invalid_url');
     return upstream(`The MCP server could not be reached: ${describeMcpFailure(error)}`, 'mcp_unavailable');
   }
 }
