@@ -146,7 +146,7 @@ export const authService = defineService({
 
     const users = new Users(new UsersRepository(db), audit);
     await users.ensureAdmin(config.AUTH_ADMIN_USERNAME, config.AUTH_ADMIN_PASSWORD, logger);
-    const apiKeys = new ApiKeys(new ApiKeysRepository(db), audit);
+    const apiKeys = new ApiKeys(new ApiKeysRepository(db), audit, redis, config.AUTH_ACCESS_TOKEN_TTL);
     const accessTokens = new AccessTokenIssuer(keys, { issuer, audience: config.AUTH_TOKEN_AUDIENCE, ttlSeconds: config.AUTH_ACCESS_TOKEN_TTL });
     const refreshTokens = new RefreshTokens(new TokensRepository(db), redis, accessTokens, audit, {
       ttlSeconds: config.AUTH_REFRESH_TOKEN_TTL,
@@ -191,7 +191,7 @@ export const authService = defineService({
         { basePath: '/.well-known', router: jwksRouter(keys) },
         {
           basePath,
-          router: tokensRouter({ verifier, login, refreshTokens, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }),
+          router: tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }),
         },
         { basePath, router: oauthRouter({ verifier, flow, providers, audit, limits }) },
         { basePath, router: usersRouter(verifier, users) },

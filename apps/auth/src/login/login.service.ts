@@ -1,5 +1,5 @@
 import { ApiError, tooManyRequests } from '@platform/http';
-import type { ApiKeys } from '../api-keys/api-keys.service';
+import { endOf, type ApiKeys } from '../api-keys/api-keys.service';
 import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import { decoyPasswordHash, verifyPassword } from '../crypto/passwords';
 import type { AccessTokenIssuer } from '../tokens/tokens.service';
@@ -64,6 +64,7 @@ export class Login {
       permissions: key.permissions,
       scope: 'api',
       clientId: input.client_id,
+      apiKey: { id: key.id, endsAt: endOf(key) },
     });
     await this.audit.record({
       eventType: 'api_key_login_success',

@@ -4,6 +4,7 @@ import { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { originOf } from '../audit/audit.service';
+import type { ApiKeys } from '../api-keys/api-keys.service';
 import type { Login } from '../login/login.service';
 import type { RefreshTokens } from './tokens.service';
 import type { Revocation } from './revocation';
@@ -19,13 +20,14 @@ export interface TokensRouterDeps {
   verifier: TokenVerifier;
   login: Login;
   refreshTokens: RefreshTokens;
+  apiKeys: ApiKeys;
   revocation: Revocation;
   redis: Redis;
   limits: TokenRateLimits;
 }
 
 /** Spec 1's token endpoints: login, API-key login, refresh, revoke, validate. */
-export function tokensRouter({ verifier, login, refreshTokens, revocation, redis, limits }: TokensRouterDeps): ApiRouter {
+export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation, redis, limits }: TokensRouterDeps): ApiRouter {
   return new ApiRouter(verifier)
     .route({
       method: 'post',
@@ -94,6 +96,9 @@ export function tokensRouter({ verifier, login, refreshTokens, revocation, redis
           const claims = await verifier.verify(req.valid.body.token);
           // Authoritative: a revocation made a moment ago on another replica counts at once.
           if (await isRevokedInRedis(redis, claims.jti)) throw new TokenError('token_revoked', 'The token has been revoked');
+          if (claims.api_key_id && !(await apiKeys.isLive(claims.api_key_id))) {
+            throw new TokenError('token_revoked', 'The API key this token was issued for has been revoked');
+          }
           return { valid: true as const, payload: { sub: claims.sub, exp: claims.exp, roles: claims.roles, permissions: claims.permissions } };
         } catch (error) {
           if (!(error instanceof TokenError)) throw error;
