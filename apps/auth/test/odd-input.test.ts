@@ -17,13 +17,21 @@ async function redisProxy() {
     }
     client.pipe(upstream).pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
   const cut = async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of sockets) socket.destroy();
     await closed;
   };
-  return { url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}${target.pathname}`, cut, close: () => (server.listening ? cut() : undefined) };
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    cut,
+    restore: () => listen(port),
+    listening: () => server.listening,
+    close: () => (server.listening ? cut() : undefined),
+  };
 }
 
 describe('auth refuses odd input at the contract', () => {
@@ -68,6 +76,8 @@ describe('auth with Redis unreachable', () => {
     auth = await startAuth({ REDIS_URL: proxy.url });
   });
   afterAll(async () => {
+    // Shutdown closes its Redis connections cleanly only once Redis is reachable again.
+    if (!proxy.listening()) await proxy.restore();
     await auth.close();
     await proxy.close();
   });
