@@ -1,5 +1,5 @@
 import { baseEnvShape, ConfigError, env, loadConfig } from '@platform/config';
-import { createRateLimiter, rateLimit } from '@platform/http';
+import { createRateLimiter, rateLimit, WorkLimiter } from '@platform/http';
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
 import type { Request } from 'express';
@@ -10,9 +10,11 @@ import { ApiKeys } from './api-keys/api-keys.service';
 import { AuditRepository } from './audit/audit.repository';
 import { auditRouter } from './audit/audit.router';
 import { AuditLog } from './audit/audit.service';
+import { PasswordWork } from './crypto/passwords';
 import { SecretBox } from './crypto/secret-box';
 import { createDatabase } from './database';
 import { AccountLockout } from './login/account-lockout';
+import { apiKeyPrefixOf, loginRateLimit, usernameOf } from './login/login-rate-limit';
 import { Login } from './login/login.service';
 import { IdpClient } from './oauth/idp-client';
 import { OAuthRepository } from './oauth/oauth.repository';
@@ -61,12 +63,18 @@ export const authConfig = {
   AUTH_KEY_ROTATION_INTERVAL: env.seconds(30 * 24 * 3600),
   /** How long a new signing key sits in the JWKS before it signs (verifier caches refresh). */
   AUTH_KEY_PREPUBLISH: z.coerce.number().int().min(0).default(600),
+  /** Login attempts per account (username, or API key) in the window (spec 1: 10 per 15 minutes). */
   AUTH_LOGIN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  /** Login attempts per client address in the window; defaults to AUTH_LOGIN_RATE_LIMIT (raise it behind a NAT). */
+  AUTH_LOGIN_IP_RATE_LIMIT: z.coerce.number().int().positive().optional(),
   AUTH_LOGIN_RATE_WINDOW: env.seconds(15 * 60),
   AUTH_REFRESH_RATE_LIMIT: z.coerce.number().int().positive().default(100),
   AUTH_REFRESH_RATE_WINDOW: env.seconds(3600),
   AUTH_VALIDATE_RATE_LIMIT: z.coerce.number().int().positive().default(1000),
   AUTH_VALIDATE_RATE_WINDOW: env.seconds(60),
+  /** Password hashes (scrypt, 32 MiB each) computed at once, and how many more may wait; past that, 503. */
+  AUTH_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  AUTH_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(100),
   /** Failed logins on one account before it locks; each further lock lasts twice as long. */
   AUTH_LOCKOUT_THRESHOLD: z.coerce.number().int().positive().default(5),
   AUTH_LOCKOUT_BASE: env.seconds(60),
@@ -144,9 +152,12 @@ export const authService = defineService({
     const issuer = config.AUTH_PUBLIC_URL.replace(/\/$/, '');
     const verifier = new TokenVerifier({ keys: new StaticKeyResolver(() => keys.publicKeys()), issuer, audience: config.AUTH_AUDIENCE, revocations });
 
-    const users = new Users(new UsersRepository(db), audit);
+    const passwords = new PasswordWork(
+      new WorkLimiter({ name: 'password hashing', concurrency: config.AUTH_PASSWORD_HASH_CONCURRENCY, queue: config.AUTH_PASSWORD_HASH_QUEUE }),
+    );
+    const users = new Users(new UsersRepository(db), audit, passwords);
     await users.ensureAdmin(config.AUTH_ADMIN_USERNAME, config.AUTH_ADMIN_PASSWORD, logger);
-    const apiKeys = new ApiKeys(new ApiKeysRepository(db), audit);
+    const apiKeys = new ApiKeys(new ApiKeysRepository(db), audit, redis, config.AUTH_ACCESS_TOKEN_TTL);
     const accessTokens = new AccessTokenIssuer(keys, { issuer, audience: config.AUTH_TOKEN_AUDIENCE, ttlSeconds: config.AUTH_ACCESS_TOKEN_TTL });
     const refreshTokens = new RefreshTokens(new TokensRepository(db), redis, accessTokens, audit, {
       ttlSeconds: config.AUTH_REFRESH_TOKEN_TTL,
@@ -158,7 +169,7 @@ export const authService = defineService({
       baseSeconds: config.AUTH_LOCKOUT_BASE,
       maxSeconds: config.AUTH_LOCKOUT_MAX,
     });
-    const login = new Login(users, apiKeys, lockout, refreshTokens, accessTokens, audit);
+    const login = new Login(users, apiKeys, lockout, refreshTokens, accessTokens, audit, passwords);
     const oauthStore = new OAuthRepository(db);
     const providers = new OAuthProviders(oauthStore, box, config);
     const flow = new OAuthFlow(oauthStore, providers, new IdpClient(), refreshTokens, box, audit, config);
@@ -168,13 +179,21 @@ export const authService = defineService({
 
     const byIp = (req: Request) => req.ip ?? 'unknown';
     const limits = {
-      login: rateLimit({ redis, name: 'auth-login', points: config.AUTH_LOGIN_RATE_LIMIT, windowSeconds: config.AUTH_LOGIN_RATE_WINDOW, key: byIp }),
-      apiKeyLogin: rateLimit({
+      login: loginRateLimit({
+        redis,
+        name: 'auth-login',
+        accountPoints: config.AUTH_LOGIN_RATE_LIMIT,
+        ipPoints: config.AUTH_LOGIN_IP_RATE_LIMIT ?? config.AUTH_LOGIN_RATE_LIMIT,
+        windowSeconds: config.AUTH_LOGIN_RATE_WINDOW,
+        account: usernameOf,
+      }),
+      apiKeyLogin: loginRateLimit({
         redis,
         name: 'auth-api-key',
-        points: config.AUTH_LOGIN_RATE_LIMIT * 6,
+        accountPoints: config.AUTH_LOGIN_RATE_LIMIT * 6,
+        ipPoints: (config.AUTH_LOGIN_IP_RATE_LIMIT ?? config.AUTH_LOGIN_RATE_LIMIT) * 6,
         windowSeconds: config.AUTH_LOGIN_RATE_WINDOW,
-        key: byIp,
+        account: apiKeyPrefixOf,
       }),
       refresh: rateLimit({ redis, name: 'auth-refresh', points: config.AUTH_REFRESH_RATE_LIMIT, windowSeconds: config.AUTH_REFRESH_RATE_WINDOW, key: byIp }),
       // Per IP, taken by the /validate handler itself (see tokensRouter).
@@ -186,7 +205,7 @@ export const authService = defineService({
         { basePath: '/.well-known', router: jwksRouter(keys) },
         {
           basePath,
-          router: tokensRouter({ verifier, login, refreshTokens, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }),
+          router: tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }),
         },
         { basePath, router: oauthRouter({ verifier, flow, providers, audit, limits }) },
         { basePath, router: usersRouter(verifier, users) },

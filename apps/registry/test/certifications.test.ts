@@ -1,4 +1,5 @@
-import { eventually, uniqueName } from '@platform/testing';
+import { eventually, testRedisUrl, uniqueName } from '@platform/testing';
+import net from 'node:net';
 import request from 'supertest';
 import { goodSecurity, manifest, signed, startRegistry, type Harness } from './fixtures';
 import { certificationPassed, runCertificationChecks } from '../src/certifications/certification-checks';
@@ -146,4 +147,75 @@ describe('certification requests while the queue is down', () => {
     const list = await request(h.app).get(`/api/v1/certifications?namespace=${ns}`).set('Authorization', owner.auth);
     expect(list.body.items).toEqual([expect.objectContaining({ status: 'error', error: 'the job could not be queued' })]);
   });
+});
+
+/** A TCP proxy to the test Redis that the test can cut and restore: Redis unreachable, then back. */
+async function redisProxy() {
+  const target = new URL(testRedisUrl);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    cut: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+    },
+    restore: () => listen(port),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('certification requests when Redis drops and comes back', () => {
+  let h: Harness;
+  let proxy: Awaited<ReturnType<typeof redisProxy>>;
+  beforeAll(async () => {
+    proxy = await redisProxy();
+    h = await startRegistry({ env: { REDIS_URL: proxy.url } });
+  });
+  afterAll(async () => {
+    await h.stop();
+    await proxy.close();
+  });
+
+  it('answers 503 while Redis is unreachable and queues the next request once it is back', async () => {
+    const owner = h.user();
+    const ns = uniqueName('cert');
+    await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0' })).expect(201);
+    const certify = () => request(h.app).post(`/api/v1/certifications/${ns}/agent/request`).set('Authorization', owner.auth).send({});
+    expect((await certify()).status).toBe(201);
+
+    await proxy.cut();
+    // An outage of 25 s, long enough for reconnects to back off (BullMQ alone waits 20 s between
+    // attempts by then): every request meanwhile answers 503.
+    const outageEnds = Date.now() + 25_000;
+    while (Date.now() < outageEnds) {
+      const down = await certify();
+      expect(down.status).toBe(503);
+      expect(down.body.error.code).toBe('service_unavailable');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await proxy.restore();
+    const next = await certify();
+    expect(next.status).toBe(201);
+    // Those that answered 503 are recorded as not queued; none was queued by the reconnect.
+    const list = await request(h.app).get(`/api/v1/certifications?namespace=${ns}&limit=100`).set('Authorization', owner.auth);
+    const statuses = list.body.items.map((item: { status: string }) => item.status);
+    expect(statuses.filter((status: string) => status !== 'error')).toHaveLength(2);
+  }, 60_000);
 });

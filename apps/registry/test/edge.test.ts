@@ -47,4 +47,22 @@ describe('edge inputs never reach a 500', () => {
     const put = await request(h.app).put(`/api/v1/agents/${ns}/agent`).set('Authorization', owner.auth).send({ displayName: 'a\u0000b' });
     expect(put.status).toBe(400);
   });
+
+  it('refuses a YAML alias bomb with 400 naming the aliases, instead of a 500', async () => {
+    const owner = h.user();
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const bomb = levels
+      .map((name, i) =>
+        i === 0
+          ? `${name}: &${name} ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]`
+          : `${name}: &${name} [${Array(9)
+              .fill(`*${levels[i - 1]}`)
+              .join(',')}]`,
+      )
+      .join('\n');
+    const res = await h.publish(owner.auth, bomb);
+    expect(res.status).toBe(400);
+    expect(res.body.error.type).toBe('validation_error');
+    expect(JSON.stringify(res.body)).toContain('aliases expand too far');
+  });
 });

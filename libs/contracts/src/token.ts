@@ -14,6 +14,8 @@ export const AccessTokenClaims = z.object({
   permissions: z.array(z.string()),
   user: z.object({ id: z.string(), email: z.string().nullable().optional(), name: z.string().nullable().optional() }).optional(),
   client_id: z.string(),
+  /** The API key a service exchanged for this token: revoking the key revokes the token. */
+  api_key_id: z.string().min(1).optional(),
   token_use: z.enum(['access']).optional(),
 });
 export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;

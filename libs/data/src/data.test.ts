@@ -1,5 +1,5 @@
 import { eventually, testDatabaseUrl, testRedisUrl } from '@platform/testing';
-import { bullmqConnection, closeRedis, createRedis, ensureDatabase, prismaAdapter, waitForRedis } from './index';
+import { bullmqConnection, bullmqRetryDelay, closeRedis, createRedis, ensureDatabase, prismaAdapter, waitForRedis } from './index';
 
 describe('prismaAdapter', () => {
   it('cancels a statement that runs past the statement timeout instead of hanging', async () => {
@@ -27,8 +27,19 @@ describe('bullmqConnection', () => {
       db: 4,
       tls: {},
       maxRetriesPerRequest: null,
+      retryStrategy: bullmqRetryDelay,
     });
-    expect(bullmqConnection('redis://127.0.0.1', 'producer')).toEqual({ host: '127.0.0.1', port: 6379, db: 0, enableOfflineQueue: false });
+    expect(bullmqConnection('redis://127.0.0.1', 'producer')).toEqual({
+      host: '127.0.0.1',
+      port: 6379,
+      db: 0,
+      enableOfflineQueue: false,
+      retryStrategy: bullmqRetryDelay,
+    });
+  });
+
+  it('reconnects at least every second however long Redis was down (BullMQ alone backs off to 20 s)', () => {
+    expect([1, 5, 10, 20, 1000].map(bullmqRetryDelay)).toEqual([100, 500, 1000, 1000, 1000]);
   });
 });
 

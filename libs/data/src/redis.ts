@@ -53,7 +53,15 @@ export function bullmqConnection(redisUrl: string, use: 'producer' | 'worker'): 
     db: Number(url.pathname.slice(1) || 0),
     ...(url.protocol === 'rediss:' && { tls: {} }),
     ...(use === 'worker' ? { maxRetriesPerRequest: null } : { enableOfflineQueue: false }),
+    // BullMQ's own default backs off up to 20 s between reconnects, so queues stayed down for
+    // seconds after Redis was back; a reconnect at least every second recovers at once.
+    retryStrategy: bullmqRetryDelay,
   };
+}
+
+/** Milliseconds before reconnect attempt `times`: quickly at first, never more than a second apart. */
+export function bullmqRetryDelay(times: number): number {
+  return Math.min(100 * times, 1000);
 }
 
 /** Closes a Redis connection: QUIT when connected, otherwise stops its reconnect loop at once. */

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JwksKeyResolver, StaticKeyResolver } from './key-resolver';
 import { hasPermission } from './permissions';
-import { publishRevocation, RedisRevocationList } from './revocation';
+import { apiKeyRevocationName, publishApiKeyRevocation, publishRevocation, RedisRevocationList } from './revocation';
 import { TokenError } from './token-error';
 import { TokenVerifier } from './verifier';
 
@@ -165,6 +165,13 @@ describe('TokenVerifier remembering verified tokens', () => {
     revoked.clear();
     await expect(v.verify(token)).resolves.toEqual(claims);
 
+    // A remembered token issued for an API key dies with the key.
+    const keyToken = sign(signer, { api_key_id: 'key-1' });
+    await v.verify(keyToken);
+    revoked.add(apiKeyRevocationName('key-1'));
+    expect(await reasonOf(v.verify(keyToken))).toBe('token_revoked');
+    revoked.clear();
+
     now = claims.exp + 10;
     expect(await reasonOf(v.verify(token))).toBe('token_expired');
     now = Date.now() / 1000;
@@ -220,6 +227,21 @@ describe('RedisRevocationList', () => {
     await publishRevocation(redis, expired, Math.floor(Date.now() / 1000) - 3600);
     await list.resync();
     expect(list.isRevoked(expired)).toBe(false);
+    await list.stop();
+  });
+
+  it("revokes an API key's tokens from the time it names: at once, or when a grace period ends", async () => {
+    const list = new RedisRevocationList(redis, 200);
+    await list.start();
+    const now = Math.floor(Date.now() / 1000);
+    const [revokedNow, revokedLater] = [randomUUID(), randomUUID()];
+    await publishApiKeyRevocation(redis, revokedNow, now, now + 3600);
+    await publishApiKeyRevocation(redis, revokedLater, now + 3600, now + 7200);
+    for (let i = 0; i < 50 && !list.isRevoked(apiKeyRevocationName(revokedNow)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(list.isRevoked(apiKeyRevocationName(revokedNow))).toBe(true);
+    expect(list.isRevoked(apiKeyRevocationName(revokedLater))).toBe(false);
+    await list.resync();
+    expect([list.isRevoked(apiKeyRevocationName(revokedNow)), list.isRevoked(apiKeyRevocationName(revokedLater))]).toEqual([true, false]);
     await list.stop();
   });
 });

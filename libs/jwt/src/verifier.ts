@@ -2,7 +2,7 @@ import { AccessTokenClaims } from '@platform/contracts';
 import { hash, type KeyObject } from 'node:crypto';
 import { decodeCompactJws, verifyRs256, type DecodedJws } from './compact-jws';
 import type { KeyResolver } from './key-resolver';
-import type { RevocationCheck } from './revocation';
+import { apiKeyRevocationName, type RevocationCheck } from './revocation';
 import { TokenError } from './token-error';
 
 export interface TokenVerifierOptions {
@@ -41,8 +41,11 @@ export class TokenVerifier {
   }
 
   /** Whether a token already verified has been revoked since (long-lived connections ask this). */
-  isRevoked(claims: Pick<AccessTokenClaims, 'jti'>): boolean {
-    return this.options.revocations?.isRevoked(claims.jti) ?? false;
+  isRevoked(claims: Pick<AccessTokenClaims, 'jti' | 'api_key_id'>): boolean {
+    const revocations = this.options.revocations;
+    if (!revocations) return false;
+    // A token exchanged for an API key dies with the key (revoked, or rotated past its grace).
+    return revocations.isRevoked(claims.jti) || (claims.api_key_id !== undefined && revocations.isRevoked(apiKeyRevocationName(claims.api_key_id)));
   }
 
   /**
@@ -90,7 +93,7 @@ export class TokenVerifier {
     if (this.now() >= claims.exp + this.tolerance) {
       throw new TokenError('token_expired', 'The token has expired', new Date(claims.exp * 1000));
     }
-    if (this.options.revocations?.isRevoked(claims.jti)) throw new TokenError('token_revoked', 'The token has been revoked');
+    if (this.isRevoked(claims)) throw new TokenError('token_revoked', 'The token has been revoked');
     return claims;
   }
 
@@ -137,7 +140,7 @@ export class TokenVerifier {
     }
     const parsed = AccessTokenClaims.safeParse(aud === payload.aud ? payload : { ...payload, aud });
     if (!parsed.success) throw new TokenError('invalid_claims', 'The token claims are incomplete');
-    if (this.options.revocations?.isRevoked(parsed.data.jti)) {
+    if (this.isRevoked(parsed.data)) {
       throw new TokenError('token_revoked', 'The token has been revoked');
     }
     return parsed.data;

@@ -42,6 +42,9 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Alias resolutions a YAML manifest may need; a manifest has no use for more. */
+const MAX_ALIAS_COUNT = 100;
+
 function parseYaml(text: string): unknown {
   // Most manifests are plain block YAML, which simple-yaml reads many times faster; it hands
   // everything else (and every error) to the yaml package.
@@ -60,8 +63,16 @@ function parseYaml(text: string): unknown {
     const [error] = document.errors;
     throw new ManifestParseError(`not valid YAML: ${error.message} at ${lineAndColumn(text, error.pos[0])}`, 'yaml');
   }
-  // maxAliasCount guards against alias bombs ("billion laughs").
-  return document.toJS({ maxAliasCount: 100 });
+  // maxAliasCount guards against alias bombs ("billion laughs"); past it, yaml throws a
+  // ReferenceError, which is the manifest's fault, not the reader's.
+  try {
+    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    if (error instanceof ReferenceError) {
+      throw new ManifestParseError(`not valid YAML: its aliases expand too far (at most ${MAX_ALIAS_COUNT} alias resolutions)`, 'yaml');
+    }
+    throw error;
+  }
 }
 
 function lineAndColumn(text: string, offset: number): string {

@@ -53,6 +53,24 @@ export class TypedQueue<S extends z.ZodType> {
     );
   }
 
+  /**
+   * Resolves once the producer's connection is up: at once when it is, else at the reconnect.
+   * A caller bounds the wait (producers have no offline queue, so an add while down fails at once).
+   */
+  async connected(): Promise<void> {
+    const client = await this.queue.backend.client;
+    if (client.status === 'ready') return;
+    this.reconnected ??= new Promise<void>((resolve) =>
+      client.once('ready', () => {
+        this.reconnected = undefined;
+        resolve();
+      }),
+    );
+    return this.reconnected;
+  }
+
+  private reconnected?: Promise<void>;
+
   close(): Promise<void> {
     return this.queue.close();
   }

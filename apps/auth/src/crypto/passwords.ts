@@ -1,3 +1,4 @@
+import type { WorkLimiter } from '@platform/http';
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
@@ -33,4 +34,22 @@ export async function verifyPassword(password: string, stored: string): Promise<
 let decoy: Promise<string> | undefined;
 export function decoyPasswordHash(): Promise<string> {
   return (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+}
+
+/**
+ * Password work through one WorkLimiter: each scrypt holds 32 MiB while it runs, so a burst of
+ * logins or user creations runs a bounded number at once, queues a bounded number, and answers
+ * the rest 503 with Retry-After instead of letting memory grow with the burst.
+ */
+export class PasswordWork {
+  constructor(private readonly limiter: WorkLimiter) {}
+
+  /** Runs `work` (which may hash or verify one password) when a slot is free. */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return this.limiter.run(work);
+  }
+
+  hash(password: string): Promise<string> {
+    return this.run(() => hashPassword(password));
+  }
 }

@@ -1,7 +1,7 @@
 import { ApiError, tooManyRequests } from '@platform/http';
-import type { ApiKeys } from '../api-keys/api-keys.service';
+import { endOf, type ApiKeys } from '../api-keys/api-keys.service';
 import type { AuditLog, AuditOrigin } from '../audit/audit.service';
-import { decoyPasswordHash, verifyPassword } from '../crypto/passwords';
+import { decoyPasswordHash, verifyPassword, type PasswordWork } from '../crypto/passwords';
 import type { AccessTokenIssuer } from '../tokens/tokens.service';
 import type { RefreshTokens } from '../tokens/tokens.service';
 import type { Users } from '../users/users.service';
@@ -19,9 +19,15 @@ export class Login {
     private readonly refreshTokens: RefreshTokens,
     private readonly accessTokens: AccessTokenIssuer,
     private readonly audit: AuditLog,
+    private readonly passwords: PasswordWork,
   ) {}
 
-  async withPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
+  /** A whole password login holds one password-work slot: past the queue it is refused (503) before it counts against the account. */
+  withPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
+    return this.passwords.run(() => this.checkPassword(input, origin));
+  }
+
+  private async checkPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
     const reservation = await this.lockout.reserve(input.username);
     if (!reservation.allowed) {
       await this.audit.record({ eventType: 'login_locked', clientId: input.client_id, ...origin, metadata: { username: input.username } });
@@ -64,6 +70,7 @@ export class Login {
       permissions: key.permissions,
       scope: 'api',
       clientId: input.client_id,
+      apiKey: { id: key.id, endsAt: endOf(key) },
     });
     await this.audit.record({
       eventType: 'api_key_login_success',

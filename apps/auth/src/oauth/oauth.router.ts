@@ -1,6 +1,6 @@
 import { auth } from '@platform/contracts';
 import type { TokenVerifier } from '@platform/jwt';
-import { ApiRouter } from '@platform/http';
+import { ApiRouter, forbidden } from '@platform/http';
 import type { RequestHandler } from 'express';
 import { originOf, type AuditLog } from '../audit/audit.service';
 import type { OAuthFlow } from './oauth.service';
@@ -49,8 +49,18 @@ export function oauthRouter({ verifier, flow, providers, audit, limits }: OAuthR
       summary: "The caller's identity-provider token",
       tags: ['oauth'],
       access: 'authenticated',
-      responses: { 200: { description: 'The stored token', schema: auth.IdpTokenResponse }, 404: { description: 'None stored' } },
-      handler: (req) => flow.idpToken(req.auth!.sub),
+      responses: {
+        200: { description: 'The stored token', schema: auth.IdpTokenResponse },
+        403: { description: 'A service token (from an API key): services sign in to no identity provider' },
+        404: { description: 'None stored' },
+      },
+      handler: (req) => {
+        // Only a user's token names a user; a service's `sub` (`service:<name>`) is no user id.
+        if (!req.auth!.user || req.auth!.api_key_id) {
+          throw forbidden('Only a user has an identity-provider token; this is a service token', { sub: req.auth!.sub }, 'not_a_user');
+        }
+        return flow.idpToken(req.auth!.user.id);
+      },
     })
     .route({
       method: 'post',

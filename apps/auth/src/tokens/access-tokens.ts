@@ -9,6 +9,8 @@ export interface TokenSubject {
   user?: { id: string; email: string | null; name: string | null };
   scope: string;
   clientId: string;
+  /** The API key exchanged for the token: named in `api_key_id`, and the token never outlives it. */
+  apiKey?: { id: string; endsAt: Date | null };
 }
 
 export interface IssuedAccessToken {
@@ -25,9 +27,15 @@ export class AccessTokenIssuer {
     private readonly options: { issuer: string; audience: string[]; ttlSeconds: number },
   ) {}
 
+  /** How long a token lives at most. */
+  get ttlSeconds(): number {
+    return this.options.ttlSeconds;
+  }
+
   issue(subject: TokenSubject): IssuedAccessToken {
     const now = Math.floor(Date.now() / 1000);
-    const exp = now + this.options.ttlSeconds;
+    const keyEnd = subject.apiKey?.endsAt ? Math.floor(subject.apiKey.endsAt.getTime() / 1000) : Infinity;
+    const exp = Math.min(now + this.options.ttlSeconds, keyEnd);
     const jti = randomUUID();
     const { kid, privateKey } = this.keys.signingKey();
     const token = jwt.sign(
@@ -44,10 +52,11 @@ export class AccessTokenIssuer {
         permissions: subject.permissions,
         ...(subject.user && { user: subject.user }),
         client_id: subject.clientId,
+        ...(subject.apiKey && { api_key_id: subject.apiKey.id }),
       },
       privateKey,
       { algorithm: 'RS256', keyid: kid }, // jsonwebtoken adds `typ: JWT`
     );
-    return { token, jti, exp, expiresIn: this.options.ttlSeconds };
+    return { token, jti, exp, expiresIn: exp - now };
   }
 }

@@ -4,6 +4,7 @@ import { ApiRouter, enforceRateLimit, type RateLimiter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { originOf } from '../audit/audit.service';
+import type { ApiKeys } from '../api-keys/api-keys.service';
 import type { Login } from '../login/login.service';
 import type { RefreshTokens } from './tokens.service';
 import type { Revocation } from './revocation';
@@ -20,13 +21,14 @@ export interface TokensRouterDeps {
   verifier: TokenVerifier;
   login: Login;
   refreshTokens: RefreshTokens;
+  apiKeys: ApiKeys;
   revocation: Revocation;
   redis: Redis;
   limits: TokenRateLimits;
 }
 
 /** Spec 1's token endpoints: login, API-key login, refresh, revoke, validate. */
-export function tokensRouter({ verifier, login, refreshTokens, revocation, redis, limits }: TokensRouterDeps): ApiRouter {
+export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation, redis, limits }: TokensRouterDeps): ApiRouter {
   return new ApiRouter(verifier)
     .route({
       method: 'post',
@@ -109,7 +111,11 @@ export function tokensRouter({ verifier, login, refreshTokens, revocation, redis
         ]);
         enforceRateLimit(res, limit);
         const { claims } = verified;
-        const error = revoked ? new TokenError('token_revoked', 'The token has been revoked') : verified.error;
+        let error = revoked ? new TokenError('token_revoked', 'The token has been revoked') : verified.error;
+        // A token issued for an API key dies with the key (deleted, rotated past its grace period).
+        if (claims && !error && claims.api_key_id && !(await apiKeys.isLive(claims.api_key_id))) {
+          error = new TokenError('token_revoked', 'The API key this token was issued for has been revoked');
+        }
         if (!claims || error) return { valid: false as const, error: error!.reason, message: error!.message };
         return { valid: true as const, payload: { sub: claims.sub, exp: claims.exp, roles: claims.roles, permissions: claims.permissions } };
       },

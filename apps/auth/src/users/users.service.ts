@@ -1,7 +1,7 @@
 import { conflict } from '@platform/http';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit.service';
-import { hashPassword } from '../crypto/passwords';
+import type { PasswordWork } from '../crypto/passwords';
 import type { UsersRepository } from './users.repository';
 import { publicUser } from './users.view';
 
@@ -9,6 +9,7 @@ export class Users {
   constructor(
     private readonly users: UsersRepository,
     private readonly audit: AuditLog,
+    private readonly passwords: PasswordWork,
   ) {}
 
   findByUsername(username: string) {
@@ -20,7 +21,7 @@ export class Users {
     if (existing) throw conflict(`The username ${input.username} is taken`);
     const user = await this.users.create({
       username: input.username,
-      passwordHash: await hashPassword(input.password),
+      passwordHash: await this.passwords.hash(input.password),
       email: input.email ?? null,
       name: input.name ?? null,
       roles: input.roles,

@@ -43,9 +43,17 @@ export class CertificationsService {
     const row = await this.certifications.findVersionState(agent.id, version);
     if (!row || row.unpublishedAt) throw notFound(`Version ${version} of ${namespace}/${name} not found`);
     const certification = await this.certifications.create(agent.id, version, who.sub);
+    let abandoned = false;
     try {
-      await withTimeout(this.queue.add('certify', { certificationId: certification.id }, { jobId: certification.id }), this.queueTimeoutMs);
+      // A request made just as Redis comes back waits for the reconnect instead of failing; one
+      // that gave up (503) must not be queued by a reconnect after it.
+      const queued = this.queue.connected().then(() => {
+        if (abandoned) throw new Error('the request gave up waiting for Redis');
+        return this.queue.add('certify', { certificationId: certification.id }, { jobId: certification.id });
+      });
+      await withTimeout(queued, this.queueTimeoutMs);
     } catch (error) {
+      abandoned = true;
       this.logger.error({ err: error }, 'certification job not queued');
       await this.certifications.markNotQueued(certification.id);
       throw serviceUnavailable('The certification queue is unavailable; try again later');

@@ -35,6 +35,28 @@ describe('agent-manifest CLI', () => {
     expect(stdout).toMatch(/error {4}\$\.metadata\.name {2}metadata\.name must be lowercase letters.*found "Bad_Agent" \[manifest\.metadata\.name\.pattern\]/);
   });
 
+  it('reports a YAML alias bomb as an invalid file instead of crashing', () => {
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const bomb = join(dir, 'bomb.yaml');
+    writeFileSync(
+      bomb,
+      levels
+        .map((name, i) =>
+          i === 0
+            ? `${name}: &${name} ["lol","lol","lol"]`
+            : `${name}: &${name} [${Array(9)
+                .fill(`*${levels[i - 1]}`)
+                .join(',')}]`,
+        )
+        .join('\n'),
+    );
+    const { status, stdout, stderr } = run(['validate', bomb]);
+    expect(status).toBe(1);
+    expect(stdout).toContain(`✗ ${bomb}`);
+    expect(stdout).toContain('aliases expand too far');
+    expect(stderr).toBe('');
+  });
+
   it('fails on warnings with --strict', () => {
     expect(run(['validate', '--strict', good]).status).toBe(1);
   });

@@ -1,0 +1,127 @@
+import { testRedisUrl } from '@platform/testing';
+import { createHash, randomUUID } from 'node:crypto';
+import net from 'node:net';
+import request from 'supertest';
+import { clientIp, startAuth, type AuthHarness } from './fixtures';
+
+/** A TCP proxy to the test Redis that the test can cut: the service's Redis becomes unreachable. */
+async function redisProxy() {
+  const target = new URL(testRedisUrl);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
+  const cut = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
+  return {
+    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    cut,
+    restore: () => listen(port),
+    listening: () => server.listening,
+    close: () => (server.listening ? cut() : undefined),
+  };
+}
+
+describe('auth refuses odd input at the contract', () => {
+  let auth: AuthHarness;
+  beforeAll(async () => {
+    auth = await startAuth();
+  });
+  afterAll(() => auth.close());
+
+  it('answers 400, not 500, to a NUL byte or a lone surrogate in the login fields, and counts no attempt', async () => {
+    const username = `nul-${randomUUID().slice(0, 8)}`;
+    for (const body of [
+      { username, password: 'whatever-password', client_id: 'a\u0000b' },
+      { username: `${username}\u0000`, password: 'whatever-password', client_id: 'c' },
+      { username, password: 'whatever-password', client_id: '\ud800' },
+    ]) {
+      const res = await auth
+        .http()
+        .post('/api/v1/auth/login')
+        .send({ ...body, grant_type: 'password' });
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('validation_error');
+    }
+    expect(await auth.redis.exists(`auth:lockout:attempts:${createHash('sha256').update(username).digest('hex').slice(0, 32)}`)).toBe(0);
+  });
+
+  it('answers 400 to a NUL byte in /audit?userId', async () => {
+    const res = await auth
+      .http()
+      .get('/api/v1/auth/audit?userId=a%00b')
+      .set('Authorization', `Bearer ${await auth.admin()}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.type).toBe('validation_error');
+  });
+});
+
+describe('auth with Redis unreachable', () => {
+  let auth: AuthHarness;
+  let proxy: Awaited<ReturnType<typeof redisProxy>>;
+  beforeAll(async () => {
+    proxy = await redisProxy();
+    auth = await startAuth({ REDIS_URL: proxy.url });
+  });
+  afterAll(async () => {
+    // Shutdown closes its Redis connections cleanly only once Redis is reachable again.
+    if (!proxy.listening()) await proxy.restore();
+    await auth.close();
+    await proxy.close();
+  });
+
+  it('answers /login and /validate with 503 naming the cache, never 500', async () => {
+    const token = (await auth.login(`admin-${process.pid}`, 'bootstrap-admin-password')).access_token;
+    await proxy.cut();
+    const login = await auth.http().post('/api/v1/auth/login').send({ username: 'someone', password: 'some-password', client_id: 'c', grant_type: 'password' });
+    expect(login.status).toBe(503);
+    expect(login.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
+    expect(JSON.stringify(login.body.error.details)).toContain('cache');
+    const validate = await auth.http().post('/api/v1/auth/validate').send({ token });
+    expect(validate.status).toBe(503);
+    expect(JSON.stringify(validate.body.error.details)).toContain('cache');
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  const loginFrom = (auth: AuthHarness, forwardedFor: string) =>
+    request(auth.service.app)
+      .post('/api/v1/auth/login')
+      .set('X-Forwarded-For', forwardedFor)
+      .send({ username: `nobody-${randomUUID().slice(0, 8)}`, password: 'wrong-password', client_id: 'c', grant_type: 'password' });
+
+  it('believes X-Forwarded-For only from the proxies it names: with none, every client is the peer address', async () => {
+    const auth = await startAuth({ TRUST_PROXY: 'false', AUTH_LOGIN_RATE_LIMIT: '1000', AUTH_LOGIN_IP_RATE_LIMIT: '2' });
+    try {
+      // Forged addresses do not buy fresh buckets.
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await loginFrom(auth, clientIp())).status);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('keys each client by its forwarded address behind a trusted proxy', async () => {
+    const auth = await startAuth({ TRUST_PROXY: 'loopback', AUTH_LOGIN_RATE_LIMIT: '1000', AUTH_LOGIN_IP_RATE_LIMIT: '2' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await loginFrom(auth, clientIp())).status);
+      expect(statuses).toEqual([401, 401, 401]);
+    } finally {
+      await auth.close();
+    }
+  });
+});
