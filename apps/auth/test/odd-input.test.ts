@@ -1,38 +1,9 @@
-import { testRedisUrl } from '@platform/testing';
+import { cuttableProxy, testRedisUrl } from '@platform/testing';
 import { createHash, randomUUID } from 'node:crypto';
-import net from 'node:net';
 import request from 'supertest';
 import { clientIp, startAuth, type AuthHarness } from './fixtures';
 
-/** A TCP proxy to the test Redis that the test can cut: the service's Redis becomes unreachable. */
-async function redisProxy() {
-  const target = new URL(testRedisUrl);
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  await listen(0);
-  const port = (server.address() as net.AddressInfo).port;
-  const cut = async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const socket of sockets) socket.destroy();
-    await closed;
-  };
-  return {
-    url: `redis://127.0.0.1:${port}${target.pathname}`,
-    cut,
-    restore: () => listen(port),
-    listening: () => server.listening,
-    close: () => (server.listening ? cut() : undefined),
-  };
-}
+const redisProxy = () => cuttableProxy(testRedisUrl, 6379);
 
 describe('auth refuses odd input at the contract', () => {
   let auth: AuthHarness;

@@ -1,5 +1,4 @@
-import { eventually, testRedisUrl, uniqueName } from '@platform/testing';
-import net from 'node:net';
+import { cuttableProxy, eventually, testRedisUrl, uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { goodSecurity, manifest, signed, startRegistry, type Harness } from './fixtures';
 import { certificationPassed, runCertificationChecks } from '../src/certifications/certification-checks';
@@ -149,37 +148,7 @@ describe('certification requests while the queue is down', () => {
   });
 });
 
-/** A TCP proxy to the test Redis that the test can cut and restore: Redis unreachable, then back. */
-async function redisProxy() {
-  const target = new URL(testRedisUrl);
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  await listen(0);
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `redis://127.0.0.1:${port}${target.pathname}`,
-    cut: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-    },
-    restore: () => listen(port),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+const redisProxy = () => cuttableProxy(testRedisUrl, 6379);
 
 describe('certification requests when Redis drops and comes back', () => {
   let h: Harness;

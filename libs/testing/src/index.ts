@@ -4,3 +4,4 @@ export * from './fuzz';
 export * from './service-process';
 export * from './service-harness';
 export * from './fake-cms';
+export * from './tcp-proxy';
