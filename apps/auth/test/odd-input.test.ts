@@ -1,6 +1,7 @@
 import { cuttableProxy, testRedisUrl } from '@platform/testing';
 import { createHash, randomUUID } from 'node:crypto';
-import request from 'supertest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { clientIp, startAuth, type AuthHarness } from './fixtures';
 
 const redisProxy = () => cuttableProxy(testRedisUrl, 6379);
@@ -67,18 +68,45 @@ describe('auth with Redis unreachable', () => {
 });
 
 describe('TRUST_PROXY', () => {
-  const loginFrom = (auth: AuthHarness, forwardedFor: string) =>
-    request(auth.service.app)
-      .post('/api/v1/auth/login')
-      .set('X-Forwarded-For', forwardedFor)
-      .send({ username: `nobody-${randomUUID().slice(0, 8)}`, password: 'wrong-password', client_id: 'c', grant_type: 'password' });
+  /**
+   * A failed login sent from its own loopback address (127.x.y.z, one per test): the per-address
+   * bucket is this test's alone, whatever other suites sharing the machine's Redis did from 127.0.0.1.
+   */
+  const peerAddress = () => clientIp().replace(/^10\./, '127.');
+  const loginFrom = async (auth: AuthHarness, localAddress: string, forwardedFor: string): Promise<number> => {
+    const server = http.createServer(auth.service.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const body = JSON.stringify({ username: `nobody-${randomUUID().slice(0, 8)}`, password: 'wrong-password', client_id: 'c', grant_type: 'password' });
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        const { port } = server.address() as AddressInfo;
+        http
+          .request(
+            {
+              host: '127.0.0.1',
+              port,
+              localAddress,
+              method: 'POST',
+              path: '/api/v1/auth/login',
+              headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+            },
+            (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)),
+          )
+          .on('error', reject)
+          .end(body);
+      });
+    } finally {
+      server.close();
+    }
+  };
 
   it('believes X-Forwarded-For only from the proxies it names: with none, every client is the peer address', async () => {
     const auth = await startAuth({ TRUST_PROXY: 'false', AUTH_LOGIN_RATE_LIMIT: '1000', AUTH_LOGIN_IP_RATE_LIMIT: '2' });
     try {
       // Forged addresses do not buy fresh buckets.
+      const peer = peerAddress();
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await loginFrom(auth, clientIp())).status);
+      for (let i = 0; i < 3; i++) statuses.push(await loginFrom(auth, peer, clientIp()));
       expect(statuses).toEqual([401, 401, 429]);
     } finally {
       await auth.close();
@@ -88,8 +116,9 @@ describe('TRUST_PROXY', () => {
   it('keys each client by its forwarded address behind a trusted proxy', async () => {
     const auth = await startAuth({ TRUST_PROXY: 'loopback', AUTH_LOGIN_RATE_LIMIT: '1000', AUTH_LOGIN_IP_RATE_LIMIT: '2' });
     try {
+      const peer = peerAddress();
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await loginFrom(auth, clientIp())).status);
+      for (let i = 0; i < 3; i++) statuses.push(await loginFrom(auth, peer, clientIp()));
       expect(statuses).toEqual([401, 401, 401]);
     } finally {
       await auth.close();
