@@ -1,7 +1,7 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { FakeServer, json } from './fakes';
-import { startEngine, type Engine } from './harness';
+import { finished, startEngine, type Engine } from './harness';
 
 // An engine as production runs it: callbacks may not reach private or loopback addresses, and a
 // collection holds few documents, so both limits can be reached.
@@ -83,5 +83,24 @@ describe('callbacks through the outbound guard', () => {
     } finally {
       await receiver.stop();
     }
+  });
+});
+
+describe('a sync execution past WORKFLOW_ENGINE_SYNC_TIMEOUT_MS', () => {
+  let short: Engine;
+  beforeAll(async () => {
+    short = await startEngine(8, { WORKFLOW_ENGINE_SYNC_TIMEOUT_MS: '300' });
+  });
+  afterAll(() => short.stop());
+
+  it('answers 202 as an async execution would, and the execution goes on to complete', async () => {
+    const hold = uniqueName('sync').replace(/\W/g, '_');
+    const workflow = await short.createWorkflow({ nodes: [node('gen', 'LLMNode', { prompt: `HOLD:${hold}` })] });
+    const answer = await short.execute(workflow.id, { options: { async: false } });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ executionId: expect.any(String), monitorUrl: expect.stringContaining(answer.body.executionId) });
+    expect((await short.execution(answer.body.executionId)).status).toMatch(/^(queued|running)$/);
+    short.ollama.release(hold);
+    expect(await finished(short, answer.body.executionId)).toMatchObject({ status: 'completed' });
   });
 });
