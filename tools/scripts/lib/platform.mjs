@@ -22,6 +22,8 @@ export const SERVICE_KEYS = {
   master: { variable: 'MASTER_API_KEY', permissions: ['registry:read', 'workers:read', 'workflows:read'] },
   // Runs models on local-models and tools through the mcp-registry.
   'workflow-engine': { variable: 'WORKFLOW_ENGINE_API_KEY', permissions: ['models:read', 'models:invoke', 'mcp:read', 'mcp:write'] },
+  // Resolves agent steps through the mesh's routing.
+  workers: { variable: 'WORKERS_API_KEY', permissions: ['mesh:read'] },
 };
 
 /** `<SERVICE>_URL`: where the others find each service. */
