@@ -61,6 +61,11 @@ interface ManifestFacts {
   image?: string;
 }
 
+/** The mesh's record of an agent the gateway registers: the same on create, update and undo. */
+function meshRegistration(id: string, facts: ManifestFacts, endpoint: string | undefined) {
+  return { id, name: facts.name, namespace: facts.namespace, capabilities: facts.capabilities, endpoint, metadata: { version: facts.version, gateway: true } };
+}
+
 /** 502 naming the step and the service that failed, with every step's outcome. */
 class SagaFailed extends ApiError {
   constructor(step: StepName, cause: unknown, agent: z.infer<typeof gateway.GatewayAgent>) {
@@ -223,17 +228,7 @@ export class AgentsService {
         {
           name: 'mesh',
           run: async () => {
-            const registered = await this.deps.mesh.register(
-              {
-                id: row.id,
-                name: facts.name,
-                namespace: facts.namespace,
-                capabilities: facts.capabilities,
-                endpoint,
-                metadata: { version: facts.version, gateway: true },
-              },
-              service,
-            );
+            const registered = await this.deps.mesh.register(meshRegistration(row.id, facts, endpoint), service);
             refs.meshId = registered.id;
             return { id: registered.id, endpoint: endpoint ?? null };
           },
@@ -333,32 +328,9 @@ export class AgentsService {
         {
           name: 'mesh',
           run: async () => ({
-            id: (
-              await this.deps.mesh.register(
-                {
-                  id: row.id,
-                  name: facts.name,
-                  namespace: facts.namespace,
-                  capabilities: facts.capabilities,
-                  endpoint,
-                  metadata: { version: facts.version, gateway: true },
-                },
-                service,
-              )
-            ).id,
+            id: (await this.deps.mesh.register(meshRegistration(row.id, facts, endpoint), service)).id,
           }),
-          undo: () =>
-            this.deps.mesh.register(
-              {
-                id: row.id,
-                name: oldFacts.name,
-                namespace: oldFacts.namespace,
-                capabilities: oldFacts.capabilities,
-                endpoint: row.endpoint ?? undefined,
-                metadata: { version: oldFacts.version, gateway: true },
-              },
-              service,
-            ),
+          undo: () => this.deps.mesh.register(meshRegistration(row.id, oldFacts, row.endpoint ?? undefined), service),
         },
         { name: 'tracing', run: skip },
         {
