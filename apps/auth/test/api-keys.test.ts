@@ -41,6 +41,12 @@ describe('API keys and the tokens they are exchanged for', () => {
     if (res.status !== 200) throw new Error(`exchange failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as { access_token: string; expires_in: number };
   };
+  const rotate = async (id: string, gracePeriodSeconds: number) =>
+    auth
+      .http()
+      .post(`/api/v1/auth/admin/api-keys/${id}/rotate`)
+      .set('Authorization', await bearer())
+      .send({ gracePeriodSeconds });
   const validate = async (token: string) => (await auth.http().post('/api/v1/auth/validate').send({ token })).body;
   const revokedElsewhere = (token: string) =>
     verifier.verify(token).then(
@@ -80,11 +86,7 @@ describe('API keys and the tokens they are exchanged for', () => {
   it("revokes a rotated key's tokens at once without a grace period; the new key's tokens stay valid", async () => {
     const key = await issueKey();
     const old = await exchange(key.key);
-    const rotated = await auth
-      .http()
-      .post(`/api/v1/auth/admin/api-keys/${key.id}/rotate`)
-      .set('Authorization', await bearer())
-      .send({ gracePeriodSeconds: 0 });
+    const rotated = await rotate(key.id, 0);
     expect(rotated.status).toBe(201);
     const fresh = await exchange(rotated.body.key);
     expect(await validate(old.access_token)).toMatchObject({ valid: false, error: 'token_revoked' });
@@ -96,11 +98,7 @@ describe('API keys and the tokens they are exchanged for', () => {
   it("keeps a rotated key's tokens through the grace period, and revokes them when it ends", async () => {
     const key = await issueKey();
     const old = await exchange(key.key);
-    const rotated = await auth
-      .http()
-      .post(`/api/v1/auth/admin/api-keys/${key.id}/rotate`)
-      .set('Authorization', await bearer())
-      .send({ gracePeriodSeconds: 10 });
+    const rotated = await rotate(key.id, 10);
     expect(rotated.status).toBe(201);
     // Exchanged during the grace period: the token never outlives the key.
     const late = await exchange(key.key);
