@@ -19,6 +19,19 @@ const httpUrl = z
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const small = (max: number) => (value: unknown) => JSON.stringify(value ?? null).length <= max;
 
+/** Environment variables (or pipeline variables): names as a shell takes them, 16 KiB in all. */
+const environmentVariables = () =>
+  z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .max(128),
+      z.string().max(4096),
+    )
+    .refine(small(16_384), 'at most 16 KiB')
+    .default({});
+
 export const Id = z.uuid();
 export const Manifest = z.record(z.string(), z.unknown()).describe('An agent manifest (spec 1) as a JSON object');
 
@@ -39,16 +52,7 @@ export const DeploymentRequest = z
     replicas: z.number().int().min(0).max(50).default(1),
     /** Where the agent already runs (deployer `none`): the mesh delivers tasks there. */
     endpoint: httpUrl.optional(),
-    env: z
-      .record(
-        z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .max(128),
-        z.string().max(4096),
-      )
-      .refine(small(16_384), 'at most 16 KiB')
-      .default({}),
+    env: environmentVariables(),
   })
   .strict();
 export type DeploymentRequest = z.infer<typeof DeploymentRequest>;
@@ -331,16 +335,7 @@ export const CreatePipelineBody = z
       .min(1)
       .max(255)
       .regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]*$/, 'a branch or tag'),
-    variables: z
-      .record(
-        z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .max(128),
-        z.string().max(4096),
-      )
-      .refine(small(16_384), 'at most 16 KiB')
-      .default({}),
+    variables: environmentVariables(),
   })
   .strict();
 export const PipelineQuery = PageQuery.extend({
