@@ -9,6 +9,12 @@ type ComponentType = workflowEngine.ComponentType;
 
 const text = (max = 100_000) => z.string().max(max);
 const modelName = z.string().min(1).max(200);
+/** The CMS entity nodes' shared inputs: a bundle (content type) and the caller's own CMS token. */
+const cmsBundle = z
+  .string()
+  .regex(/^[a-z0-9_]{1,64}$/)
+  .default('article');
+const cmsToken = z.string().max(4096).optional();
 const SubTask = z.object({ type: z.string().max(64), data: z.record(z.string(), z.unknown()).default({}) });
 
 function requireCms(context: ComponentContext): JsonApiCmsClient {
@@ -193,12 +199,9 @@ const components: ComponentDefinition[] = [
     group: 'CMS',
     description: 'Creates a CMS node over JSON:API',
     input: z.object({
-      bundle: z
-        .string()
-        .regex(/^[a-z0-9_]{1,64}$/)
-        .default('article'),
+      bundle: cmsBundle,
       fields: z.record(z.string(), z.unknown()),
-      token: z.string().max(4096).optional(),
+      token: cmsToken,
     }),
     outputs: ['nid', 'uuid', 'url'],
     typicalSeconds: 1,
@@ -217,11 +220,8 @@ const components: ComponentDefinition[] = [
     description: 'Loads a CMS node by number or uuid',
     input: z.object({
       nid: z.union([z.string().min(1).max(128), z.number().int().min(1)]),
-      bundle: z
-        .string()
-        .regex(/^[a-z0-9_]{1,64}$/)
-        .default('article'),
-      token: z.string().max(4096).optional(),
+      bundle: cmsBundle,
+      token: cmsToken,
     }),
     outputs: ['entity'],
     typicalSeconds: 1,
@@ -236,12 +236,9 @@ const components: ComponentDefinition[] = [
     description: 'Changes fields of a CMS node',
     input: z.object({
       nid: z.union([z.string().min(1).max(128), z.number().int().min(1)]),
-      bundle: z
-        .string()
-        .regex(/^[a-z0-9_]{1,64}$/)
-        .default('article'),
+      bundle: cmsBundle,
       fields: z.record(z.string(), z.unknown()),
-      token: z.string().max(4096).optional(),
+      token: cmsToken,
     }),
     outputs: ['updated', 'entity'],
     typicalSeconds: 1,
