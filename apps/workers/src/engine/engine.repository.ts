@@ -82,12 +82,17 @@ export class EngineRepository {
     const runId = randomUUID();
     const createdAt = new Date();
     const rows = input.steps.map((step) => ({ id: randomUUID(), step, root: step.depends_on.length === 0 }));
+    const dependants = new Map<string, string[]>();
+    for (const step of input.steps) {
+      for (const dependency of step.depends_on) dependants.set(dependency, [...(dependants.get(dependency) ?? []), step.id]);
+    }
     const steps = rows.map(({ id, step, root }) => ({
       id,
       stepId: step.id,
       type: step.type,
       spec: step,
       dependsOn: step.depends_on,
+      dependants: dependants.get(step.id) ?? [],
       maxAttempts: step.retry?.maxAttempts ?? 1,
       root,
     }));
@@ -97,11 +102,12 @@ export class EngineRepository {
         VALUES ($1::uuid, $2::uuid, $3, $4::int, $5::jsonb, $6, $7, $8, $9::timestamptz AT TIME ZONE 'UTC', $9::timestamptz AT TIME ZONE 'UTC')
         RETURNING id
       )
-      INSERT INTO steps (id, "runId", "stepId", type, spec, "dependsOn", "remainingDeps", state, attempt, "maxAttempts", "queuedAt", "availableAt")
-      SELECT x.id, (SELECT id FROM created), x."stepId", x.type, x.spec, ARRAY(SELECT jsonb_array_elements_text(x."dependsOn")), jsonb_array_length(x."dependsOn"),
+      INSERT INTO steps (id, "runId", "stepId", type, spec, "dependsOn", dependants, "remainingDeps", state, attempt, "maxAttempts", "queuedAt", "availableAt")
+      SELECT x.id, (SELECT id FROM created), x."stepId", x.type, x.spec, ARRAY(SELECT jsonb_array_elements_text(x."dependsOn")),
+        ARRAY(SELECT jsonb_array_elements_text(x.dependants)), jsonb_array_length(x."dependsOn"),
         CASE WHEN x.root THEN 'queued' ELSE 'waiting' END, CASE WHEN x.root THEN 1 ELSE 0 END, x."maxAttempts",
         CASE WHEN x.root THEN now() END, CASE WHEN x.root THEN now() END
-      FROM jsonb_to_recordset($10::jsonb) AS x(id uuid, "stepId" text, type text, spec jsonb, "dependsOn" jsonb, "maxAttempts" int, root boolean)`,
+      FROM jsonb_to_recordset($10::jsonb) AS x(id uuid, "stepId" text, type text, spec jsonb, "dependsOn" jsonb, dependants jsonb, "maxAttempts" int, root boolean)`,
       [
         runId,
         input.definitionId,
@@ -257,29 +263,29 @@ export class EngineRepository {
         UPDATE steps s SET state = 'completed', output = i.output, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
         FROM input i
         WHERE s.id = i.id AND s.attempt = i.attempt AND s.state = 'running'
-        RETURNING s.id, s.attempt, s."runId", s."stepId"
+        RETURNING s.id, s.attempt, s."runId", s.dependants
       ), recorded AS (
         UPDATE attempts a SET state = 'completed', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - a."startedAt") * 1000)::int
         FROM done d WHERE a."taskId" = d.id AND a.number = d.attempt AND a.state = 'running'
       ), edges AS (
         SELECT d.id AS dependency, w.id AS dependant FROM done d
-        JOIN steps w ON w."runId" = d."runId" AND d."stepId" = ANY(w."dependsOn") AND w.state = 'waiting'
         JOIN runs r ON r.id = d."runId" AND r.state = 'running'
+        JOIN steps w ON w."runId" = d."runId" AND w."stepId" = ANY(d.dependants) AND w.state = 'waiting'
       ), ready AS (
         UPDATE steps s SET "remainingDeps" = s."remainingDeps" - x.n,
           state = CASE WHEN s."remainingDeps" <= x.n THEN 'queued' ELSE s.state END,
           attempt = CASE WHEN s."remainingDeps" <= x.n THEN s.attempt + 1 ELSE s.attempt END,
           "queuedAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."queuedAt" END,
           "availableAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."availableAt" END
-        FROM (SELECT dependant, count(*)::int AS n FROM edges GROUP BY dependant) x
+        FROM (SELECT dependant, count(*)::int AS n, min(dependency::text)::uuid AS owner FROM edges GROUP BY dependant) x
         WHERE s.id = x.dependant AND s.state = 'waiting'
-        RETURNING s.id, s.attempt, s.state
+        RETURNING s.id, s.attempt, s.state, x.owner
+      ), jobs AS (
+        -- A dependant made ready by several completions of the batch is queued once, by its first dependency.
+        SELECT owner, json_agg(json_build_object('taskId', id, 'attempt', attempt)) AS jobs FROM ready WHERE state = 'queued' GROUP BY owner
       )
-      SELECT d.id, NOT EXISTS (SELECT 1 FROM edges e WHERE e.dependency = d.id) AS leaf,
-        COALESCE((SELECT json_agg(json_build_object('taskId', q.id, 'attempt', q.attempt))
-          FROM ready q WHERE q.state = 'queued' AND q.id IN (SELECT e.dependant FROM edges e WHERE e.dependency = d.id)
-            AND d.id = (SELECT min(e2.dependency::text)::uuid FROM edges e2 WHERE e2.dependant = q.id)), '[]'::json) AS jobs
-      FROM done d`,
+      SELECT d.id, NOT EXISTS (SELECT 1 FROM edges e WHERE e.dependency = d.id) AS leaf, COALESCE(j.jobs, '[]'::json) AS jobs
+      FROM done d LEFT JOIN jobs j ON j.owner = d.id`,
       [items.map((item) => item.step.id), items.map((item) => item.step.attempt), items.map((item) => storableJson(item.output))],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
