@@ -162,8 +162,8 @@ export class EngineRepository {
         RETURNING s.id, s."runId", s."stepId", s.type, s.spec, s.attempt, s.failures, s."maxAttempts", r.input, r."traceId",
           COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $5::int) AS "timeoutMs"
       ), recorded AS (
-        INSERT INTO attempts (id, "taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
-        SELECT gen_random_uuid(), id, "runId", "stepId", type, attempt, $1, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM claimed
+        INSERT INTO attempts ("taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
+        SELECT id, "runId", "stepId", type, attempt, $1, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM claimed
       ), started AS (
         UPDATE runs SET state = 'running', "startedAt" = now(), "lastProgressAt" = now() WHERE id IN (SELECT "runId" FROM claimed) AND state = 'pending'
       )

@@ -8,14 +8,14 @@ export class TasksRepository {
     return this.db.$queryRaw<Array<{ type: string; state: string; count: number }>>`SELECT type, state, count(*)::int AS count FROM steps GROUP BY type, state`;
   }
 
-  /** Durations of attempts completed in the last day, and how many finished in the last minute. */
+  /** Durations of the attempts started in the last day that completed, and how many finished in the last minute. */
   durations() {
     return this.db.$queryRaw<Array<{ type: string; p50: number | null; p95: number | null; recent: number }>>`
       SELECT type,
         percentile_cont(0.5) WITHIN GROUP (ORDER BY "durationMs")::float8 AS p50,
         percentile_cont(0.95) WITHIN GROUP (ORDER BY "durationMs")::float8 AS p95,
         (count(*) FILTER (WHERE "finishedAt" > now() - interval '60 seconds'))::int AS recent
-      FROM attempts WHERE state = 'completed' AND "finishedAt" > now() - interval '1 day' GROUP BY type`;
+      FROM attempts WHERE "startedAt" > now() - interval '1 day' AND state = 'completed' GROUP BY type`;
   }
 
   /** Steps that ran (or have been running) longer than `thresholdMs`, slowest first. */

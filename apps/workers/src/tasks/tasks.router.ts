@@ -9,7 +9,7 @@ export function taskRoutes(api: ApiRouter, service: TasksService): void {
     path: '/tasks/stats',
     summary: 'Task statistics per type',
     description:
-      "Per task type: step counts by state, p50 and p95 duration of attempts completed in the last day, throughput over the last minute, and the type's timeout.",
+      "Per task type: step counts by state, p50 and p95 duration of the completed attempts started in the last day, throughput over the last minute, and the type's timeout.",
     tags: ['tasks'],
     access: { permission: 'workers:read' },
     responses: { 200: { description: 'Statistics', schema: workers.TaskStats } },
