@@ -117,6 +117,8 @@ export const workersService = defineService({
         allowPrivateUrls: config.WORKERS_ALLOW_PRIVATE_URLS,
         mesh,
       });
+      // Chains of ready steps stop first, so that the queue's workers can finish their jobs.
+      infra.onShutdown('eager dispatch', () => executor.drain(), ShutdownPriority.intake);
       await cancels.listen();
       infra.onShutdown('cancel bus', () => cancels.close(), ShutdownPriority.components);
       infra.queues.process(queue, (payload) => executor.process(payload.taskId, payload.attempt), { concurrency: config.WORKERS_CONCURRENCY });

@@ -114,6 +114,37 @@ describe('worker processes', () => {
     held[0]?.destroy();
   }, 90_000);
 
+  it('stops a worker with SIGTERM in the middle of a chain: its step finishes there, the next one goes to the queue and another worker runs it', async () => {
+    for (const worker of processes) await worker.kill('SIGKILL');
+    const stopping = await spawnWorker();
+    let release!: () => void;
+    target.handlers.set('/hold-then-answer', (_req, res) => {
+      release = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ held: true }));
+      };
+    });
+    const run = await startRun(api, issuer, [
+      { id: 'held', type: 'http', url: `${target.url}/hold-then-answer`, timeout: 60 },
+      { id: 'next', type: 'http', url: `${target.url}/echo/next`, depends_on: ['held'] },
+    ]);
+    await eventually(() => target.inFlight.get('/hold-then-answer') === 1, 20_000);
+    const taking = await spawnWorker();
+    const stopped = stopping.kill('SIGTERM');
+    // The shutdown has begun (no more chains) while the held step still runs; then it answers.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    await stopped;
+    expect((await runEnds(api, issuer, run.workflow_id, ['completed', 'failed', 'cancelled'], 30_000)).state).toBe('completed');
+    const trace = await traceOf(api, issuer, run.workflow_id);
+    expect(trace.timeline.map((entry) => [entry.step, entry.attempt, entry.state])).toEqual([
+      ['held', 1, 'completed'],
+      ['next', 1, 'completed'],
+    ]);
+    expect(trace.timeline[0]!.worker).toContain(`:${stopping.pid}:`);
+    expect(trace.timeline[1]!.worker).toContain(`:${taking.pid}:`);
+  }, 90_000);
+
   it('cancels a step running in another process: its HTTP request is aborted there', async () => {
     if (!processes.some((worker) => worker.child.exitCode === null && worker.child.signalCode === null)) await spawnWorker();
     const run = await startRun(api, issuer, [{ id: 'long', type: 'http', url: `${target.url}/slow/30000` }]);

@@ -77,7 +77,7 @@ export class DefinitionsService {
       traceId: currentTraceId(),
       createdBy,
     });
-    await this.dispatcher.dispatch(jobs);
+    await this.dispatcher.dispatch(jobs, { newRun: true });
     return { ...runView(run), pinned: Boolean(pin), steps: steps.length };
   }
 

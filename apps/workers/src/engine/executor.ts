@@ -27,8 +27,15 @@ export interface ExecutorOptions {
 export class StepExecutor {
   /** Claims of the jobs taken at once: one statement. */
   private readonly claims: Batcher<StepJob, ClaimedStep | undefined>;
-  /** Completions recorded together: one statement, one addBulk of the dependants, one run check. */
-  private readonly completions: Batcher<{ step: ClaimedStep; output: unknown }, boolean>;
+  /**
+   * Completions recorded together: one statement, one addBulk of the dependants, one run check.
+   * Each answers whether it applied and, unless the executor is draining, one dependant it made
+   * ready, already claimed, for the completed step's slot to run next (eager dispatch: no round
+   * trip through Redis).
+   */
+  private readonly completions: Batcher<{ step: ClaimedStep; output: unknown }, { applied: boolean; next: ClaimedStep | undefined }>;
+  /** Set on shutdown: whatever completions make ready goes to the queue, so running jobs end. */
+  private draining = false;
 
   constructor(
     private readonly engine: EngineRepository,
@@ -39,25 +46,66 @@ export class StepExecutor {
     private readonly options: ExecutorOptions,
   ) {
     const batching = { maxBatch: 200, maxInFlight: 2 };
-    this.claims = new Batcher((jobs) => this.engine.claimMany(jobs, this.options.workerId, this.options.leaseMs, this.options.defaultTimeoutMs), batching);
+    this.claims = new Batcher((jobs) => this.claimMany(jobs), batching);
     this.completions = new Batcher(async (items) => {
       const done = await this.engine.completeMany(items);
+      const eager = done.map((result) => (this.draining ? undefined : result.jobs[0]));
       // Committed: what follows must not fail the batch (its steps are recorded). A job that could
       // not be queued is queued again by the reaper (WORKERS_REQUEUE_AFTER_MS), a run left open by a
       // failed check by the next completion or the watchdog.
-      await this.dispatcher
-        .dispatch(done.flatMap((result) => result.jobs))
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'queueing dependants failed; the reaper will queue them'));
       const leaves = items.filter((_, i) => done[i]!.applied && done[i]!.leaf).map((item) => item.step.runId);
-      if (leaves.length > 0) await this.engine.settleRuns(leaves).catch((error: unknown) => this.logger.warn({ err: error }, 'settling finished runs failed'));
-      return done.map((result) => result.applied);
+      const [claimed] = await Promise.all([
+        this.claimMany(eager.filter((job) => job !== undefined)).catch(async (error: unknown) => {
+          this.logger.warn({ err: error }, 'claiming ready dependants failed; queueing them');
+          await this.dispatch(eager.filter((job) => job !== undefined));
+          return [];
+        }),
+        this.dispatch(done.flatMap((result, i) => (eager[i] ? result.jobs.slice(1) : result.jobs))),
+        leaves.length > 0 && this.engine.settleRuns(leaves).catch((error: unknown) => this.logger.warn({ err: error }, 'settling finished runs failed')),
+      ]);
+      const byTask = new Map(claimed.flatMap((step) => (step ? [[step.id, step] as const] : [])));
+      return done.map((result, i) => ({ applied: result.applied, next: eager[i] && byTask.get(eager[i].taskId) }));
     }, batching);
   }
 
+  /** Stops eager dispatch (on shutdown): each running job ends with its own step. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  /**
+   * Runs the job's step, then, while its completion makes a dependant ready, that dependant in the
+   * same slot: a chain of a run's steps does not wait behind other runs' jobs in the queue. The
+   * job's answer is its own step's outcome.
+   */
   async process(taskId: string, attempt: number): Promise<string> {
-    const { workerId, leaseMs } = this.options;
     const step = await this.claims.push({ taskId, attempt });
     if (!step) return 'stale';
+    const first = await this.attempt(step);
+    for (let next = first.next; next; ) {
+      const current: ClaimedStep = next;
+      // A failure here leaves the step running under its lease: the reaper recovers it.
+      next = await this.attempt(current).then(
+        (result) => result.next,
+        (error: unknown) => void this.logger.warn({ err: error, taskId: current.id }, 'a ready dependant run in place failed'),
+      );
+    }
+    return first.result;
+  }
+
+  private claimMany(jobs: StepJob[]): Promise<Array<ClaimedStep | undefined>> {
+    if (jobs.length === 0) return Promise.resolve([]);
+    return this.engine.claimMany(jobs, this.options.workerId, this.options.leaseMs, this.options.defaultTimeoutMs);
+  }
+
+  /** Never fails: a job that could not be queued is queued again by the reaper (WORKERS_REQUEUE_AFTER_MS). */
+  private dispatch(jobs: StepJob[]): Promise<void> {
+    return this.dispatcher.dispatch(jobs).catch((error: unknown) => this.logger.warn({ err: error }, 'queueing dependants failed; the reaper will queue them'));
+  }
+
+  private async attempt(step: ClaimedStep): Promise<{ result: string; next?: ClaimedStep }> {
+    const { workerId, leaseMs } = this.options;
+    const { id: taskId, attempt } = step;
     const controller = new AbortController();
     this.cancels.track(taskId, controller);
     const timer = setTimeout(() => controller.abort(new TimeoutError(step.timeoutMs)), step.timeoutMs);
@@ -83,13 +131,16 @@ export class StepExecutor {
     }
     if (controller.signal.reason instanceof LeaseLostError) {
       this.logger.warn({ taskId, attempt }, 'step lease lost; leaving it to its new owner');
-      return 'lease_lost';
+      return { result: 'lease_lost' };
     }
-    if (outcome.kind === 'completed') return (await this.completions.push({ step, output: outcome.output })) ? 'completed' : 'fenced';
+    if (outcome.kind === 'completed') {
+      const done = await this.completions.push({ step, output: outcome.output });
+      return done.applied ? { result: 'completed', next: done.next } : { result: 'fenced' };
+    }
     const delay = retryDelay(step.spec.retry?.initialDelay ?? 1000, step.failures + 1);
     const result = await this.engine.finish(step, outcome, delay);
     if (result.jobs.length > 0) await this.dispatcher.dispatch(result.jobs);
-    return result.applied ? outcome.kind : 'fenced';
+    return { result: result.applied ? outcome.kind : 'fenced' };
   }
 
   private async run(step: ClaimedStep, signal: AbortSignal): Promise<unknown> {

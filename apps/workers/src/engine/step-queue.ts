@@ -14,8 +14,12 @@ export const stepQueue = (name: string) => defineQueue(name, StepJobPayload);
 export class StepDispatcher {
   constructor(private readonly queue: TypedQueue<typeof StepJobPayload>) {}
 
-  /** All the jobs in one round trip to Redis (BullMQ's addBulk). */
-  async dispatch(jobs: readonly StepJob[]): Promise<void> {
+  /**
+   * All the jobs in one round trip to Redis (BullMQ's addBulk). The first steps of a new run
+   * (`newRun`) wait behind the steps of runs under way, which the queue hands out first: started
+   * runs finish before new ones start, instead of every run advancing at the pace of the backlog.
+   */
+  async dispatch(jobs: readonly StepJob[], { newRun = false } = {}): Promise<void> {
     if (jobs.length === 0) return;
     await this.queue.addBulk(
       jobs.map((job) => ({
@@ -24,6 +28,8 @@ export class StepDispatcher {
         options: {
           jobId: jobIdOf(job),
           delay: job.delayMs && job.delayMs > 0 ? job.delayMs : undefined,
+          // BullMQ hands out jobs without a priority before any job with one.
+          priority: newRun ? NEW_RUN_PRIORITY : undefined,
           attempts: 3,
           backoff: { type: 'exponential', delay: 500 },
           removeOnComplete: true,
@@ -49,6 +55,8 @@ export class StepDispatcher {
     return count;
   }
 }
+
+const NEW_RUN_PRIORITY = 1;
 
 export const jobIdOf = (job: Pick<StepJob, 'taskId' | 'attempt'>) => `${job.taskId}_${job.attempt}`;
 
