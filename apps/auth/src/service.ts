@@ -205,7 +205,7 @@ export const authService = defineService({
         { basePath: '/.well-known', router: jwksRouter(keys) },
         {
           basePath,
-          router: tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation: new Revocation(verifier, refreshTokens, audit, redis), redis, limits }),
+          router: tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation: new Revocation(verifier, refreshTokens, audit, redis), limits }),
         },
         { basePath, router: oauthRouter({ verifier, flow, providers, audit, limits }) },
         { basePath, router: usersRouter(verifier, users) },

@@ -6,6 +6,7 @@ export * from './health';
 export * from './metrics';
 export * from './openapi';
 export * from './rate-limit';
+export * from './server';
 export * from './request-logger';
 export * from './outbound';
 export * from './input-guards';

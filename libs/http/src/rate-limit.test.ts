@@ -60,4 +60,25 @@ describe('rateLimit', () => {
     expect(results.map((state) => state.allowed)).toEqual([true, true, false]);
     expect(results.map((state) => state.remaining)).toEqual([1, 0, 0]);
   });
+
+  it('takes a token and reads a sorted-set score in one command: the score, or null for a member that is not there', async () => {
+    const limiter = createRateLimiter({ redis, name: uniqueName('rl'), points: 3, windowSeconds: 3600 });
+    const set = uniqueName('scores');
+    await redis.zadd(set, 1234, 'present');
+    const key = uniqueName('k');
+    const present = await limiter.takeAndReadScore(key, set, 'present');
+    expect(present).toMatchObject({ state: { allowed: true, remaining: 2 }, score: '1234' });
+    expect(await limiter.takeAndReadScore(key, set, 'absent')).toMatchObject({ state: { allowed: true, remaining: 1 }, score: null });
+    expect((await limiter.take(key)).remaining).toBe(0);
+    expect((await limiter.takeAndReadScore(key, set, 'present')).state.allowed).toBe(false);
+    await redis.del(set);
+  });
+
+  it('rejects a score read while Redis is down, still counting the request in the per-process bucket', async () => {
+    const down = testRedis();
+    await down.quit();
+    const limiter = createRateLimiter({ redis: down, name: uniqueName('rl'), points: 2, windowSeconds: 60 });
+    await expect(limiter.takeAndReadScore('k', 'set', 'member')).rejects.toThrow();
+    expect((await limiter.take('k')).remaining).toBe(0);
+  });
 });

@@ -30,7 +30,9 @@ export interface RateLimitState {
 }
 
 // A token bucket, atomic in Redis with Redis's own clock (replicas agree): refills at rate per ms
-// up to capacity; a request takes one token or is refused.
+// up to capacity; a request takes one token or is refused. With a second key, the same script also
+// reads the score of ARGV[4] in that sorted set (false when absent), so a caller that needs both
+// sends one command.
 const TAKE_TOKEN = `
 local capacity = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
@@ -46,7 +48,9 @@ local allowed = 0
 if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
 redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', now)
 redis.call('PEXPIRE', KEYS[1], ttl)
-return { allowed, tostring(tokens), now }
+local score = false
+if KEYS[2] then score = redis.call('ZSCORE', KEYS[2], ARGV[4]) end
+return { allowed, tostring(tokens), now, score }
 `;
 
 // Sent by its SHA-1 (EVALSHA) once Redis has it: Redis keeps the compiled script, so requests do
@@ -54,16 +58,19 @@ return { allowed, tostring(tokens), now }
 const TAKE_TOKEN_SHA = createHash('sha1').update(TAKE_TOKEN).digest('hex');
 const scriptLoaded = new WeakSet<Redis>();
 
-async function takeToken(redis: Redis, key: string, capacity: number, ratePerMs: number, ttlMs: number): Promise<[number, string, number]> {
+/** The script's reply: allowed (1 or 0), tokens left, Redis's time (ms), the score read or null. */
+type TakeReply = [number, string, number, string | null];
+
+async function takeToken(redis: Redis, keys: string[], args: Array<string | number>): Promise<TakeReply> {
   if (scriptLoaded.has(redis)) {
     try {
-      return (await redis.evalsha(TAKE_TOKEN_SHA, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+      return (await redis.evalsha(TAKE_TOKEN_SHA, keys.length, ...keys, ...args)) as TakeReply;
     } catch (error) {
       // A Redis restarted (or flushed of its scripts) since: load it again below.
       if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
     }
   }
-  const reply = (await redis.eval(TAKE_TOKEN, 1, key, capacity, ratePerMs, ttlMs)) as [number, string, number];
+  const reply = (await redis.eval(TAKE_TOKEN, keys.length, ...keys, ...args)) as TakeReply;
   scriptLoaded.add(redis);
   return reply;
 }
@@ -88,6 +95,12 @@ class MemoryBuckets {
 
 export interface RateLimiter {
   take(key: string): Promise<RateLimitState>;
+  /**
+   * take, and in the same Redis command the score of `member` in the sorted set `set` (null when it
+   * is not there), for a caller whose answer needs both. The score has no fallback: while Redis is
+   * unreachable this rejects with Redis's error, after charging the per-process bucket as take does.
+   */
+  takeAndReadScore(key: string, set: string, member: string): Promise<{ state: RateLimitState; score: string | null }>;
 }
 
 /**
@@ -106,13 +119,23 @@ export function createRateLimiter(options: Omit<RateLimitOptions, 'key'>): RateL
     resetAt: Math.ceil((now + (capacity - tokens) / ratePerMs) / 1000),
     retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerMs / 1000)),
   });
+  const bucket = (key: string) => `ratelimit:${options.name}:${key}`;
   return {
     async take(key) {
       try {
-        const [allowed, tokens, now] = await takeToken(options.redis, `ratelimit:${options.name}:${key}`, capacity, ratePerMs, ttlMs);
+        const [allowed, tokens, now] = await takeToken(options.redis, [bucket(key)], [capacity, ratePerMs, ttlMs]);
         return state(allowed === 1, Number(tokens), Number(now));
       } catch {
         return state(...memory.take(key, capacity, ratePerMs));
+      }
+    },
+    async takeAndReadScore(key, set, member) {
+      try {
+        const [allowed, tokens, now, score] = await takeToken(options.redis, [bucket(key), set], [capacity, ratePerMs, ttlMs, member]);
+        return { state: state(allowed === 1, Number(tokens), Number(now)), score };
+      } catch (error) {
+        memory.take(key, capacity, ratePerMs);
+        throw error;
       }
     },
   };

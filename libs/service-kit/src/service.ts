@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError } from '@platform/config';
 import { DependencyUnavailableError } from '@platform/data';
-import { answerClientErrors } from '@platform/http';
+import { answerClientErrors, createAppServer } from '@platform/http';
 /** Something to close on shutdown, in the order given (stop intake first, stores last). */
 export interface Closer {
   name: string;
@@ -22,8 +22,9 @@ export async function listen(
   options: { port: number; host?: string; logger: Logger; closers?: Closer[]; onServer?: (server: Server) => void },
 ): Promise<RunningService> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(options.port, options.host ?? '0.0.0.0', () => resolve(s));
+    const s = createAppServer(app);
     s.once('error', reject);
+    s.listen(options.port, options.host ?? '0.0.0.0', () => resolve(s));
   });
   answerClientErrors(server);
   options.onServer?.(server);

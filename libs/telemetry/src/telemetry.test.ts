@@ -55,7 +55,7 @@ describe('telemetry', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parentSpanId = '00f067aa0ba902b7';
     try {
-      await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-one-request.ts')], {
+      const { stdout } = await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-one-request.ts')], {
         cwd: root,
         env: {
           ...process.env,
@@ -77,6 +77,10 @@ describe('telemetry', () => {
       const attributes = Object.fromEntries(served[0]!.attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
       expect(attributes).toMatchObject({ 'http.route': '/things/:id', 'url.path': '/things/7', 'http.request.method': 'GET' });
       expect(Number(attributes['http.response.status_code'])).toBe(200);
+      // The request id stays in context while tracing runs, traced request or probe.
+      const ids = JSON.parse(stdout) as Array<{ header: string; seen?: string }>;
+      expect(ids).toHaveLength(2);
+      for (const { header, seen } of ids) expect(seen).toBe(header);
     } finally {
       collector.close();
     }

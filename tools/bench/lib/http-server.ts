@@ -4,7 +4,7 @@
  * Modes: `bare` (plain Express, express.json), `kit` (createServiceApp, public route), `kit-auth`
  * (the same route behind token verification and a permission).
  */
-import { ApiRouter, createServiceApp } from '@platform/http';
+import { ApiRouter, createAppServer, createServiceApp } from '@platform/http';
 import { createLogger } from '@platform/telemetry';
 import { TestIssuer } from '@platform/testing';
 import express from 'express';
@@ -38,7 +38,9 @@ async function main(): Promise<void> {
       routers: [{ basePath: '/api', router: api }],
     });
   }
-  app.listen(Number(port), '127.0.0.1', () => process.send?.({ authorization: issuer.bearer(['bench:read']) }));
+  // The kit's app is served as services serve it (libs/service-kit's listen), bare Express as is.
+  const server = mode === 'bare' ? app : createAppServer(app);
+  server.listen(Number(port), '127.0.0.1', () => process.send?.({ authorization: issuer.bearer(['bench:read']) }));
 }
 
 process.on('message', (m) => {

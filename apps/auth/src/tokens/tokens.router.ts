@@ -1,8 +1,7 @@
 import { auth } from '@platform/contracts';
-import { isRevokedInRedis, TokenError, type TokenVerifier } from '@platform/jwt';
+import { REVOKED_TOKENS_KEY, TokenError, type TokenVerifier } from '@platform/jwt';
 import { ApiRouter, enforceRateLimit, type RateLimiter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import { originOf } from '../audit/audit.service';
 import type { ApiKeys } from '../api-keys/api-keys.service';
 import type { Login } from '../login/login.service';
@@ -23,12 +22,11 @@ export interface TokensRouterDeps {
   refreshTokens: RefreshTokens;
   apiKeys: ApiKeys;
   revocation: Revocation;
-  redis: Redis;
   limits: TokenRateLimits;
 }
 
 /** Spec 1's token endpoints: login, API-key login, refresh, revoke, validate. */
-export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation, redis, limits }: TokensRouterDeps): ApiRouter {
+export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation, limits }: TokensRouterDeps): ApiRouter {
   return new ApiRouter(verifier)
     .route({
       method: 'post',
@@ -97,7 +95,7 @@ export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocati
       handler: async (req, res) => {
         // The signature and claims are checked here (no I/O); then the rate limit and the
         // authoritative revocation check (a revocation made a moment ago on another replica counts
-        // at once) go to Redis together, in one round trip.
+        // at once) go to Redis together, in one command.
         const verified = await verifier.verify(req.valid.body.token).then(
           (claims) => ({ claims, error: undefined }),
           (error: unknown) => {
@@ -105,10 +103,10 @@ export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocati
             return { claims: undefined, error };
           },
         );
-        const [limit, revoked] = await Promise.all([
-          limits.validate.take(req.ip ?? 'unknown'),
-          verified.claims ? isRevokedInRedis(redis, verified.claims.jti) : false,
-        ]);
+        const caller = req.ip ?? 'unknown';
+        const [limit, revoked] = verified.claims
+          ? await limits.validate.takeAndReadScore(caller, REVOKED_TOKENS_KEY, verified.claims.jti).then(({ state, score }) => [state, score !== null] as const)
+          : [await limits.validate.take(caller), false];
         enforceRateLimit(res, limit);
         const { claims } = verified;
         let error = revoked ? new TokenError('token_revoked', 'The token has been revoked') : verified.error;
