@@ -50,14 +50,15 @@ export class StepExecutor {
     this.completions = new Batcher(async (items) => {
       const done = await this.engine.completeMany(items);
       const eager = done.map((result) => (this.draining ? undefined : result.jobs[0]));
+      const eagerJobs = eager.filter((job) => job !== undefined);
       // Committed: what follows must not fail the batch (its steps are recorded). A job that could
       // not be queued is queued again by the reaper (WORKERS_REQUEUE_AFTER_MS), a run left open by a
       // failed check by the next completion or the watchdog.
       const leaves = items.filter((_, i) => done[i]!.applied && done[i]!.leaf).map((item) => item.step.runId);
       const [claimed] = await Promise.all([
-        this.claimMany(eager.filter((job) => job !== undefined)).catch(async (error: unknown) => {
+        this.claimMany(eagerJobs).catch(async (error: unknown) => {
           this.logger.warn({ err: error }, 'claiming ready dependants failed; queueing them');
-          await this.dispatch(eager.filter((job) => job !== undefined));
+          await this.dispatch(eagerJobs);
           return [];
         }),
         this.dispatch(done.flatMap((result, i) => (eager[i] ? result.jobs.slice(1) : result.jobs))),
