@@ -8,11 +8,10 @@
 // Run: npm run bench:local-models     (BENCH_ROUNDS, default 3000; BENCH_WARMUP, default 300;
 //      BENCH_FLUSH_MS sets LOCAL_MODELS_USAGE_FLUSH_MS, e.g. 600000 to see the cost of usage writes)
 import { startService } from '@platform/service-kit';
-import { TestIssuer, testRedisUrl } from '@platform/testing';
+import { startFakeOllama, TestIssuer, testRedisUrl } from '@platform/testing';
 import http from 'node:http';
 import os from 'node:os';
 import { localModelsService } from '../../apps/local-models/src/service';
-import { startFakeOllama } from '../../apps/local-models/test/support/fake-ollama';
 import { fmt, percentile } from './lib/load';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3000);

@@ -1,7 +1,6 @@
-import { TestIssuer } from '@platform/testing';
+import { closeLocally, listenLocally, TestIssuer } from '@platform/testing';
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 export interface Recorded {
   method: string;
@@ -42,14 +41,12 @@ export class FakeServer {
 
   async start(): Promise<this> {
     this.server.on('connection', () => this.connections++);
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeLocally(this.server);
   }
 
   fail(method: string, pathPattern: string, status: number): void {

@@ -1,6 +1,5 @@
-import { spawnService, uniqueName, type ServiceProcess } from '@platform/testing';
+import { listenLocally, spawnService, uniqueName, type ServiceProcess } from '@platform/testing';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Fakes } from './fakes';
 import { manifest, startGateway, type Gateway } from './harness';
@@ -30,8 +29,7 @@ describe('execute through a real mesh process', () => {
         });
       });
     });
-    await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
-    agentUrl = `http://127.0.0.1:${(agent.address() as AddressInfo).port}/tasks`;
+    agentUrl = `${await listenLocally(agent)}/tasks`;
     const fakes = await new Fakes().start();
     mesh = await spawnService('mesh', {
       env: {

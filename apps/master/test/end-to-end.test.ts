@@ -1,7 +1,6 @@
-import { eventually, spawnService, TestIssuer, uniqueName, type ServiceProcess } from '@platform/testing';
+import { eventually, listenLocally, spawnService, TestIssuer, uniqueName, type ServiceProcess } from '@platform/testing';
 import express from 'express';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
 
@@ -29,8 +28,7 @@ describe('orchestration end to end on the workers service', () => {
       );
     });
     agentServer = http.createServer(app);
-    await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
-    agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/tasks`;
+    agentUrl = `${await listenLocally(agentServer)}/tasks`;
     workers = await spawnService('workers', {
       env: {
         AUTH_URL: new URL(issuer.jwksUri).origin,

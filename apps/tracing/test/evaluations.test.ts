@@ -1,6 +1,5 @@
-import { eventually } from '@platform/testing';
+import { eventually, listenLocally } from '@platform/testing';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { hex, INGEST_KEY, nowNano, otlpJson, startTracing, uniqueName, type Harness } from './harness';
 
@@ -47,8 +46,7 @@ describe('datasets and evaluations', () => {
         res.end(JSON.stringify({ output: `answer: ${input}` }));
       });
     });
-    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/answer`;
+    targetUrl = `${await listenLocally(target)}/answer`;
   });
   afterAll(async () => {
     await request(h.url).post('/api/evaluations/resume').set('Authorization', h.bearer(ADMIN));

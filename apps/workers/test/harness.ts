@@ -1,8 +1,7 @@
 import { sqlPool } from '@platform/data';
 import { startService, type StartedService } from '@platform/service-kit';
-import { eventually, TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
+import { closeLocally, eventually, listenLocally, TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Db } from '../src/database';
 import { EngineRepository } from '../src/engine/engine.repository';
@@ -62,8 +61,7 @@ export class Target {
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => this.handle(req, res, body));
     });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
     return this;
   }
 
@@ -106,8 +104,7 @@ export class Target {
   }
 
   async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    await closeLocally(this.server);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeLocally, listenLocally } from '@platform/testing';
 
 type Route = (req: IncomingMessage, body: unknown, res: ServerResponse) => unknown;
 
@@ -26,14 +26,12 @@ export class FakeServer {
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await listenLocally(this.server);
     return this;
   }
 
   stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return closeLocally(this.server);
   }
 }
 

@@ -5,3 +5,5 @@ export * from './service-process';
 export * from './service-harness';
 export * from './fake-cms';
 export * from './tcp-proxy';
+export * from './local-server';
+export * from './fake-ollama';

@@ -2,7 +2,7 @@ import { JwksKeyResolver, TokenVerifier, type RevocationCheck } from '@platform/
 import jwt from 'jsonwebtoken';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally } from './local-server';
 
 export interface TokenOptions {
   sub?: string;
@@ -41,8 +41,7 @@ export class TestIssuer {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ keys: [jwk] }));
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.jwksUri = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/.well-known/jwks.json`;
+    this.jwksUri = `${await listenLocally(this.server)}/.well-known/jwks.json`;
     return this;
   }
 

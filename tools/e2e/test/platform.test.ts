@@ -1,10 +1,9 @@
-import { eventually, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
+import { eventually, startFakeOllama, testDatabaseUrl, testRedisUrl, uniqueName, type FakeOllama } from '@platform/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { FakeOllama } from './fake-ollama';
 import { startPlatform, type Platform } from './platform';
 
 /**
@@ -82,7 +81,7 @@ function stream(url: string): Promise<Json[]> {
 const flatten = (nodes: SpanNode[]): SpanNode[] => nodes.flatMap((node) => [node, ...flatten(node.children)]);
 
 beforeAll(async () => {
-  ollama = await new FakeOllama().start();
+  ollama = await startFakeOllama();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   try {
     await redis.flushdb();

@@ -1,10 +1,9 @@
 import { startService } from '@platform/service-kit';
-import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
+import { startFakeOllama, TestIssuer, testDatabaseUrl, testRedisUrl, type FakeOllama } from '@platform/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { localModelsService } from '../../src/service';
-import { startFakeOllama, type FakeOllama } from './fake-ollama';
 import { writeTinyLlama } from './gguf';
 
 export interface HarnessOptions {

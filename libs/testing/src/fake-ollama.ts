@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeLocally, listenLocally } from './local-server';
 
 /**
  * A small Ollama server for tests and the benchmark: Ollama's routes and shapes, answers made up
@@ -144,12 +144,7 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
     }
     res.end(`${JSON.stringify(final)}\n`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.stop = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  fake.url = await listenLocally(server);
+  fake.stop = () => closeLocally(server);
   return fake;
 }
