@@ -1,5 +1,10 @@
 import { eventually, testDatabaseUrl, testRedisUrl } from '@platform/testing';
-import { bullmqConnection, bullmqRetryDelay, closeRedis, createRedis, ensureDatabase, prismaAdapter, waitForRedis } from './index';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { bullmqConnection, bullmqRetryDelay, closeRedis, createRedis, ensureDatabase, migrateDatabase, prismaAdapter, waitForRedis } from './index';
 
 describe('prismaAdapter', () => {
   it('cancels a statement that runs past the statement timeout instead of hanging', async () => {
@@ -14,6 +19,44 @@ describe('prismaAdapter', () => {
     } finally {
       await driver.dispose();
     }
+  });
+});
+
+describe('migrateDatabase', () => {
+  // A prisma root with one migration and no CLI configuration: running the CLI fails, so a call
+  // that resolves is one that found the history complete and skipped it.
+  const schema = 'data_lib_migrate_test';
+  const root = mkdtempSync(path.join(tmpdir(), 'migrate-'));
+  const script = 'CREATE TABLE example (id int);\n';
+  mkdirSync(path.join(root, schema, 'migrations', '0001_init'), { recursive: true });
+  writeFileSync(path.join(root, schema, 'migrations', '0001_init', 'migration.sql'), script);
+  const checksum = createHash('sha256').update(script).digest('hex');
+
+  async function sql(statement: string, values: unknown[] = []): Promise<void> {
+    const client = new Client({ connectionString: testDatabaseUrl });
+    await client.connect();
+    try {
+      await client.query(statement, values);
+    } finally {
+      await client.end();
+    }
+  }
+
+  beforeAll(() => sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+  afterAll(() => sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+
+  it('runs the CLI while the history lacks a migration, and skips it once every migration is applied unchanged', async () => {
+    await expect(migrateDatabase(schema, testDatabaseUrl, root, 1)).rejects.toThrow(`Migrations of ${schema} failed`);
+
+    await sql(`CREATE TABLE ${schema}._prisma_migrations (migration_name text, checksum text, finished_at timestamptz, rolled_back_at timestamptz)`);
+    await sql(`INSERT INTO ${schema}._prisma_migrations VALUES ('0001_init', $1, NULL, NULL)`, [checksum]);
+    await expect(migrateDatabase(schema, testDatabaseUrl, root, 1)).rejects.toThrow('failed'); // unfinished: the CLI reports it
+
+    await sql(`UPDATE ${schema}._prisma_migrations SET finished_at = now()`);
+    await expect(migrateDatabase(schema, testDatabaseUrl, root, 1)).resolves.toBeUndefined();
+
+    await sql(`UPDATE ${schema}._prisma_migrations SET checksum = 'edited'`);
+    await expect(migrateDatabase(schema, testDatabaseUrl, root, 1)).rejects.toThrow('failed');
   });
 });
 

@@ -1,5 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Pool, type PoolConfig } from 'pg';
 import { DependencyUnavailableError } from './redis';
@@ -102,11 +104,42 @@ export async function ensureDatabase(databaseUrl: string, schema: string): Promi
  */
 export async function migrateDatabase(service: string, databaseUrl: string, prismaRoot = path.join(process.cwd(), 'prisma'), attempts = 5): Promise<void> {
   await ensureDatabase(databaseUrl, service);
+  // Spawning the CLI costs seconds of CPU; most starts find every migration already applied.
+  if (await migrationsApplied(service, databaseUrl, path.join(prismaRoot, service, 'migrations'))) return;
   for (let attempt = 1; ; attempt++) {
     const { code, output } = await runMigrateDeploy(service, databaseUrl, prismaRoot);
     if (code === 0) return;
     if (!output.includes('P1002') || attempt >= attempts) throw new Error(`Migrations of ${service} failed:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+  }
+}
+
+/**
+ * True when the schema's migration history holds exactly the local migrations, each finished and
+ * with the checksum Prisma records (SHA-256 of its `migration.sql`). Anything else (a new, changed,
+ * failed or unknown migration, or no history yet) is left to `prisma migrate deploy` to apply or
+ * to report.
+ */
+async function migrationsApplied(service: string, databaseUrl: string, migrationsDir: string): Promise<boolean> {
+  const local = new Map<string, string>();
+  for (const entry of await readdir(migrationsDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const script = await readFile(path.join(migrationsDir, entry.name, 'migration.sql')).catch(() => undefined);
+    if (script) local.set(entry.name, createHash('sha256').update(script).digest('hex'));
+  }
+  const client = await connect(databaseUrl);
+  try {
+    const { rows } = await client.query<{ migration_name: string; checksum: string; finished: boolean; rolled_back: boolean }>(
+      `SELECT migration_name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back
+         FROM "${service.replace(/"/g, '""')}"._prisma_migrations`,
+    );
+    const applied = rows.filter((row) => !row.rolled_back);
+    return applied.length === local.size && applied.every((row) => row.finished && local.get(row.migration_name) === row.checksum);
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return false; // no history table yet
+    throw error;
+  } finally {
+    await client.end();
   }
 }
 
