@@ -14,6 +14,8 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** A request waiting this long for a free connection fails instead of hanging (ms). */
   acquireTimeoutMs?: number;
+  /** More session settings of every connection (`-c name=value`), for example planner settings. */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -38,12 +40,13 @@ export function sqlPool(databaseUrl: string, schema: string, options: PoolOption
 }
 
 function poolConfig(databaseUrl: string, schema: string, options: PoolOptions): PoolConfig {
-  const { poolSize = 10, statementTimeoutMs = 15_000, acquireTimeoutMs = 5_000 } = options;
+  const { poolSize = 10, statementTimeoutMs = 15_000, acquireTimeoutMs = 5_000, settings = {} } = options;
+  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`);
   return {
     connectionString: databaseUrl,
     max: poolSize,
     connectionTimeoutMillis: acquireTimeoutMs,
-    options: `-c search_path="${schema}" -c statement_timeout=${statementTimeoutMs}`,
+    options: `-c search_path="${schema}" -c statement_timeout=${statementTimeoutMs}${extra.join('')}`,
   };
 }
 
@@ -122,7 +125,8 @@ export async function migrateDatabase(service: string, databaseUrl: string, pris
  */
 async function migrationsApplied(service: string, databaseUrl: string, migrationsDir: string): Promise<boolean> {
   const local = new Map<string, string>();
-  for (const entry of await readdir(migrationsDir, { withFileTypes: true })) {
+  const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []); // none: the CLI reports it
+  for (const entry of entries) {
     if (!entry.isDirectory()) continue;
     const script = await readFile(path.join(migrationsDir, entry.name, 'migration.sql')).catch(() => undefined);
     if (script) local.set(entry.name, createHash('sha256').update(script).digest('hex'));
