@@ -13,7 +13,7 @@ import { definitionRoutes } from './definitions/definitions.router';
 import { DefinitionsRepository } from './definitions/definitions.repository';
 import { DefinitionsService } from './definitions/definitions.service';
 import { CancelBus } from './engine/cancel-bus';
-import { EngineRepository } from './engine/engine.repository';
+import { EngineRepository, engineSqlSettings } from './engine/engine.repository';
 import { StepExecutor } from './engine/executor';
 import { Reaper } from './engine/reaper';
 import { StepDispatcher, stepQueue } from './engine/step-queue';
@@ -89,6 +89,7 @@ export const workersService = defineService({
     const sql = sqlPool(serviceDatabaseUrl('workers', config.DATABASE_URL), 'workers', {
       poolSize: config.DATABASE_POOL_SIZE,
       statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      settings: engineSqlSettings,
     });
     infra.onShutdown('postgres (engine pool)', () => sql.end(), ShutdownPriority.stores);
     const engine = new EngineRepository(db, config.WORKERS_QUEUE, sql);

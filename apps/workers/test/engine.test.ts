@@ -67,6 +67,30 @@ describe('batched claims and completions', () => {
     ]);
   });
 
+  it('claims, in the completion itself, the dependant it made ready, which no other completion can then claim or queue', async () => {
+    const { engine } = handle;
+    const db = svc.infra.db as Db;
+    const { run, jobs } = await diamond();
+    const [a, b, c] = (await engine.claimMany(jobs, 'batch-worker', 30_000, 60_000)) as Array<NonNullable<Awaited<ReturnType<typeof engine.claim>>>>;
+    const claim = { workerId: 'eager-worker', leaseMs: 30_000, defaultTimeoutMs: 60_000 };
+
+    // a alone makes nothing ready; b then makes join ready, claimed for b's slot with a's output.
+    const [first] = await engine.completeMany([{ step: a!, output: { from: 'a' } }], claim);
+    expect(first).toEqual({ applied: true, leaf: false, jobs: [] });
+    const [second] = await engine.completeMany([{ step: b!, output: { from: 'b' } }], claim);
+    expect(second!.jobs).toEqual([]);
+    expect(second!.next).toMatchObject({ stepId: 'join', attempt: 1, runId: run.id, traceId: 'b'.repeat(32), timeoutMs: 60_000 });
+    const join = await db.step.findFirstOrThrow({ where: { runId: run.id, stepId: 'join' } });
+    expect(join).toMatchObject({ state: 'running', attempt: 1, leaseOwner: 'eager-worker', remainingDeps: 0 });
+    expect(await db.attempt.findFirst({ where: { taskId: join.id, number: 1 } })).toMatchObject({ state: 'running', workerId: 'eager-worker' });
+
+    // The claimed step is held: another completion of its dependencies cannot claim or queue it again.
+    const [third] = await engine.completeMany([{ step: c!, output: 3 }], claim);
+    expect(third).toEqual({ applied: true, leaf: false, jobs: [] });
+    const [last] = await engine.completeMany([{ step: second!.next!, output: 4 }], claim);
+    expect(last!.next).toMatchObject({ stepId: 'tail', attempt: 1 });
+  });
+
   it('fences out a completion whose attempt no longer holds the step, and ends the run when its last step completes', async () => {
     const { engine } = handle;
     const db = svc.infra.db as Db;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { workers } from '@platform/contracts';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import type { Db, Tx } from '../database';
 
 /** A step job to put on the queue: attempt `attempt` of task `taskId`, not before `delayMs`. */
@@ -39,6 +39,20 @@ export interface FinishResult {
 }
 
 const TERMINAL_RUN = ['completed', 'failed', 'cancelled'];
+
+/**
+ * A named statement: pg prepares it once per connection and Postgres keeps its plan (the engine
+ * pool plans generically, on indexes only: `engineSqlSettings`), instead of parsing and planning
+ * these large statements on every call.
+ */
+const named = (name: string, text: string, values: unknown[]): QueryConfig => ({ name, text, values });
+
+/**
+ * Session settings of the engine's pool. A generic plan is made once per connection, whatever the
+ * tables held then: without sequential scans it is the index plan these by-key statements need
+ * even when made on a nearly empty table.
+ */
+export const engineSqlSettings = { plan_cache_mode: 'force_generic_plan', enable_seqscan: 'off' };
 
 /** JSON for a jsonb column: U+0000, which Postgres refuses, becomes U+FFFD. */
 const storableJson = (value: unknown) =>
@@ -97,7 +111,9 @@ export class EngineRepository {
       root,
     }));
     await this.sql.query(
-      `WITH created AS (
+      named(
+        'workers_create_run',
+        `WITH created AS (
         INSERT INTO runs (id, "definitionId", name, version, input, "traceId", queue, "createdBy", "createdAt", "lastProgressAt")
         VALUES ($1::uuid, $2::uuid, $3, $4::int, $5::jsonb, $6, $7, $8, $9::timestamptz AT TIME ZONE 'UTC', $9::timestamptz AT TIME ZONE 'UTC')
         RETURNING id
@@ -108,18 +124,19 @@ export class EngineRepository {
         CASE WHEN x.root THEN 'queued' ELSE 'waiting' END, CASE WHEN x.root THEN 1 ELSE 0 END, x."maxAttempts",
         CASE WHEN x.root THEN now() END, CASE WHEN x.root THEN now() END
       FROM jsonb_to_recordset($10::jsonb) AS x(id uuid, "stepId" text, type text, spec jsonb, "dependsOn" jsonb, dependants jsonb, "maxAttempts" int, root boolean)`,
-      [
-        runId,
-        input.definitionId,
-        input.name,
-        input.version,
-        storableJson(input.runInput),
-        input.traceId,
-        this.queue,
-        input.createdBy ?? null,
-        createdAt.toISOString(),
-        storableJson(steps),
-      ],
+        [
+          runId,
+          input.definitionId,
+          input.name,
+          input.version,
+          storableJson(input.runInput),
+          input.traceId,
+          this.queue,
+          input.createdBy ?? null,
+          createdAt.toISOString(),
+          storableJson(steps),
+        ],
+      ),
     );
     const run = {
       id: runId,
@@ -155,7 +172,9 @@ export class EngineRepository {
    */
   async claimMany(jobs: readonly StepJob[], workerId: string, leaseMs: number, defaultTimeoutMs: number): Promise<Array<ClaimedStep | undefined>> {
     const { rows } = await this.sql.query<Omit<ClaimedStep, 'outputs'>>(
-      `WITH claimed AS (
+      named(
+        'workers_claim',
+        `WITH claimed AS (
         UPDATE steps s SET state = 'running', "leaseOwner" = $1, "leaseExpiresAt" = now() + ($2::int * interval '1 millisecond'), "startedAt" = now(), "finishedAt" = NULL
         FROM unnest($3::uuid[], $4::int[]) AS j(id, attempt), runs r
         WHERE s.id = j.id AND s.attempt = j.attempt AND s.state = 'queued' AND r.id = s."runId" AND r.state IN ('pending', 'running')
@@ -168,33 +187,46 @@ export class EngineRepository {
         UPDATE runs SET state = 'running', "startedAt" = now(), "lastProgressAt" = now() WHERE id IN (SELECT "runId" FROM claimed) AND state = 'pending'
       )
       SELECT * FROM claimed`,
-      [workerId, leaseMs, jobs.map((job) => job.taskId), jobs.map((job) => job.attempt), defaultTimeoutMs],
+        [workerId, leaseMs, jobs.map((job) => job.taskId), jobs.map((job) => job.attempt), defaultTimeoutMs],
+      ),
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return Promise.all(
-      jobs.map(async (job) => {
-        const step = byId.get(job.taskId);
-        if (!step || step.attempt !== job.attempt) return undefined;
-        const spec = step.spec as workers.StepDefinition;
-        const outputs: Record<string, unknown> = {};
-        const wanted = referencedSteps(spec);
-        if (wanted.length > 0) {
-          const upstream = await this.sql.query<{ stepId: string; output: unknown }>(
-            `SELECT "stepId", output FROM steps WHERE "runId" = $1::uuid AND "stepId" = ANY($2::text[]) AND state = 'completed'`,
-            [step.runId, wanted],
-          );
-          for (const row of upstream.rows) outputs[row.stepId] = row.output;
-        }
-        return { ...step, spec, outputs };
-      }),
-    );
+    const claimed = jobs.map((job) => {
+      const step = byId.get(job.taskId);
+      return step && step.attempt === job.attempt ? { ...step, spec: step.spec as workers.StepDefinition } : undefined;
+    });
+    return this.withOutputs(claimed);
+  }
+
+  /**
+   * Adds to each claimed step the outputs of the upstream steps its templates read: one query for
+   * the whole batch (a join over the wanted (run, step) pairs), not one per step.
+   */
+  private async withOutputs(steps: Array<Omit<ClaimedStep, 'outputs'> | undefined>): Promise<Array<ClaimedStep | undefined>> {
+    const wanted = steps.flatMap((step) => (step ? referencedSteps(step.spec).map((stepId) => [step.runId, stepId] as const) : []));
+    const outputs = new Map<string, Record<string, unknown>>();
+    if (wanted.length > 0) {
+      const { rows } = await this.sql.query<{ runId: string; stepId: string; output: unknown }>(
+        named(
+          'workers_outputs',
+          `SELECT s."runId", s."stepId", s.output FROM unnest($1::uuid[], $2::text[]) AS w("runId", "stepId")
+         JOIN steps s ON s."runId" = w."runId" AND s."stepId" = w."stepId" AND s.state = 'completed'`,
+          [wanted.map(([runId]) => runId), wanted.map(([, stepId]) => stepId)],
+        ),
+      );
+      for (const row of rows) outputs.set(row.runId, { ...outputs.get(row.runId), [row.stepId]: row.output });
+    }
+    return steps.map((step) => step && { ...step, outputs: outputs.get(step.runId) ?? {} });
   }
 
   /** Extends the lease of the attempt still holding the step; false when it no longer does. */
   async renewLease(taskId: string, attempt: number, workerId: string, leaseMs: number): Promise<boolean> {
     const { rowCount } = await this.sql.query(
-      `UPDATE steps SET "leaseExpiresAt" = now() + ($1::int * interval '1 millisecond') WHERE id = $2::uuid AND attempt = $3::int AND state = 'running' AND "leaseOwner" = $4`,
-      [leaseMs, taskId, attempt, workerId],
+      named(
+        'workers_renew_lease',
+        `UPDATE steps SET "leaseExpiresAt" = now() + ($1::int * interval '1 millisecond') WHERE id = $2::uuid AND attempt = $3::int AND state = 'running' AND "leaseOwner" = $4`,
+        [leaseMs, taskId, attempt, workerId],
+      ),
     );
     return rowCount === 1;
   }
@@ -207,7 +239,7 @@ export class EngineRepository {
   async finish(step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>, outcome: Outcome, retryDelayMs: number): Promise<FinishResult> {
     if (outcome.kind === 'completed') return this.complete(step, outcome.output);
     return this.db.$transaction(async (tx) => {
-      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
+      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR NO KEY UPDATE`;
       const error = storableText(outcome.error);
       await tx.$executeRaw`
         UPDATE attempts SET state = ${outcome.kind}, "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int, error = ${error}
@@ -252,12 +284,19 @@ export class EngineRepository {
    * dependency completed in the batch; row locks serialise concurrent batches and cancels). A
    * completion without a waiting dependant is a `leaf`: its run may have ended, which `settleRuns`
    * checks after this commit (so the last of two concurrent completions always sees the other).
+   *
+   * With `claim`, the same statement claims for `claim.workerId` one dependant each completion made
+   * ready (`next`, its attempt recorded running), for the completed step's slot to run at once;
+   * the others are in `jobs`, to be queued.
    */
   async completeMany(
     items: ReadonlyArray<{ step: Pick<ClaimedStep, 'id' | 'runId' | 'stepId' | 'attempt'>; output: unknown }>,
-  ): Promise<Array<{ applied: boolean; leaf: boolean; jobs: StepJob[] }>> {
-    const { rows } = await this.sql.query<{ id: string; leaf: boolean; jobs: StepJob[] }>(
-      `WITH input AS (
+    claim?: { workerId: string; leaseMs: number; defaultTimeoutMs: number },
+  ): Promise<Array<{ applied: boolean; leaf: boolean; jobs: StepJob[]; next?: ClaimedStep }>> {
+    const { rows } = await this.sql.query<{ id: string; leaf: boolean; jobs: StepJob[]; next: Omit<ClaimedStep, 'outputs'> | null }>(
+      named(
+        'workers_complete',
+        `WITH input AS (
         SELECT * FROM unnest($1::uuid[], $2::int[], $3::jsonb[]) AS i(id, attempt, output)
       ), done AS (
         UPDATE steps s SET state = 'completed', output = i.output, error = NULL, "finishedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL
@@ -268,30 +307,61 @@ export class EngineRepository {
         UPDATE attempts a SET state = 'completed', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - a."startedAt") * 1000)::int
         FROM done d WHERE a."taskId" = d.id AND a.number = d.attempt AND a.state = 'running'
       ), edges AS (
-        SELECT d.id AS dependency, w.id AS dependant FROM done d
+        SELECT d.id AS dependency, w.id AS dependant, w."remainingDeps" AS remaining FROM done d
         JOIN runs r ON r.id = d."runId" AND r.state = 'running'
         JOIN steps w ON w."runId" = d."runId" AND w."stepId" = ANY(d.dependants) AND w.state = 'waiting'
+      ), counted AS (
+        -- A dependant made ready by several completions of the batch is owned by its first dependency.
+        SELECT dependant, count(*)::int AS n, min(dependency::text)::uuid AS owner, min(remaining) AS remaining FROM edges GROUP BY dependant
+      ), locked AS (
+        -- Dependants locked in id order: two batches making the same steps ready never deadlock.
+        SELECT id FROM steps WHERE id IN (SELECT dependant FROM counted) ORDER BY id FOR NO KEY UPDATE
+      ), chosen AS (
+        -- At most one per completion: a concurrent change can only leave a chosen step unready (then it stays waiting).
+        SELECT DISTINCT ON (owner) dependant FROM counted WHERE $4::text IS NOT NULL AND remaining <= n ORDER BY owner, dependant
       ), ready AS (
         UPDATE steps s SET "remainingDeps" = s."remainingDeps" - x.n,
-          state = CASE WHEN s."remainingDeps" <= x.n THEN 'queued' ELSE s.state END,
+          state = CASE WHEN s."remainingDeps" > x.n THEN s.state WHEN c.dependant IS NULL THEN 'queued' ELSE 'running' END,
           attempt = CASE WHEN s."remainingDeps" <= x.n THEN s.attempt + 1 ELSE s.attempt END,
           "queuedAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."queuedAt" END,
-          "availableAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."availableAt" END
-        FROM (SELECT dependant, count(*)::int AS n, min(dependency::text)::uuid AS owner FROM edges GROUP BY dependant) x
-        WHERE s.id = x.dependant AND s.state = 'waiting'
-        RETURNING s.id, s.attempt, s.state, x.owner
+          "availableAt" = CASE WHEN s."remainingDeps" <= x.n THEN now() ELSE s."availableAt" END,
+          "startedAt" = CASE WHEN s."remainingDeps" <= x.n AND c.dependant IS NOT NULL THEN now() ELSE s."startedAt" END,
+          "leaseOwner" = CASE WHEN s."remainingDeps" <= x.n AND c.dependant IS NOT NULL THEN $4 ELSE s."leaseOwner" END,
+          "leaseExpiresAt" = CASE WHEN s."remainingDeps" <= x.n AND c.dependant IS NOT NULL THEN now() + ($5::int * interval '1 millisecond') ELSE s."leaseExpiresAt" END
+        FROM counted x LEFT JOIN chosen c ON c.dependant = x.dependant
+        WHERE s.id = x.dependant AND s.id IN (SELECT id FROM locked) AND s.state = 'waiting'
+        RETURNING s.id, s."runId", s."stepId", s.type, s.spec, s.attempt, s.failures, s."maxAttempts", s.state, x.owner,
+          COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $6::int) AS "timeoutMs"
+      ), started AS (
+        INSERT INTO attempts ("taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
+        SELECT id, "runId", "stepId", type, attempt, $4, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM ready WHERE state = 'running'
       ), jobs AS (
-        -- A dependant made ready by several completions of the batch is queued once, by its first dependency.
         SELECT owner, json_agg(json_build_object('taskId', id, 'attempt', attempt)) AS jobs FROM ready WHERE state = 'queued' GROUP BY owner
+      ), next AS (
+        SELECT e.owner, json_build_object('id', e.id, 'runId', e."runId", 'stepId', e."stepId", 'type', e.type, 'spec', e.spec, 'attempt', e.attempt,
+          'failures', e.failures, 'maxAttempts', e."maxAttempts", 'timeoutMs', e."timeoutMs", 'input', r.input, 'traceId', r."traceId") AS next
+        FROM ready e JOIN runs r ON r.id = e."runId" WHERE e.state = 'running'
       )
-      SELECT d.id, NOT EXISTS (SELECT 1 FROM edges e WHERE e.dependency = d.id) AS leaf, COALESCE(j.jobs, '[]'::json) AS jobs
-      FROM done d LEFT JOIN jobs j ON j.owner = d.id`,
-      [items.map((item) => item.step.id), items.map((item) => item.step.attempt), items.map((item) => storableJson(item.output))],
+      SELECT d.id, NOT EXISTS (SELECT 1 FROM edges e WHERE e.dependency = d.id) AS leaf, COALESCE(j.jobs, '[]'::json) AS jobs, n.next
+      FROM done d LEFT JOIN jobs j ON j.owner = d.id LEFT JOIN next n ON n.owner = d.id`,
+        [
+          items.map((item) => item.step.id),
+          items.map((item) => item.step.attempt),
+          items.map((item) => storableJson(item.output)),
+          claim?.workerId ?? null,
+          claim?.leaseMs ?? 0,
+          claim?.defaultTimeoutMs ?? 0,
+        ],
+      ),
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return items.map((item) => {
+    // Committed: a claimed step whose outputs could not be read is left to its lease (the reaper re-queues it).
+    const claimed = items.map((item) => byId.get(item.step.id)?.next ?? undefined);
+    const next = await this.withOutputs(claimed).catch(() => claimed.map(() => undefined));
+    return items.map((item, i) => {
       const row = byId.get(item.step.id);
-      return row ? { applied: true, leaf: row.leaf, jobs: row.jobs } : { applied: false, leaf: false, jobs: [] };
+      if (!row) return { applied: false, leaf: false, jobs: [] };
+      return { applied: true, leaf: row.leaf, jobs: row.jobs, ...(next[i] && { next: next[i] }) };
     });
   }
 
@@ -303,7 +373,9 @@ export class EngineRepository {
   async settleRuns(runIds: readonly string[]): Promise<Array<string | undefined>> {
     const unique = [...new Set(runIds)];
     const { rows } = await this.sql.query<{ id: string; state: string }>(
-      `WITH finished AS (
+      named(
+        'workers_settle_runs',
+        `WITH finished AS (
         UPDATE runs SET state = 'completed', "finishedAt" = now(), "lastProgressAt" = now(), error = NULL, "blockedSteps" = '{}'
         WHERE id = ANY($1::uuid[]) AND state IN ('pending', 'running')
           AND NOT EXISTS (SELECT 1 FROM steps s WHERE s."runId" = runs.id AND s.state <> 'completed')
@@ -313,7 +385,8 @@ export class EngineRepository {
       UNION ALL
       SELECT r.id, CASE WHEN EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state IN ('waiting', 'queued', 'running')) THEN 'running' ELSE 'settle' END
       FROM unnest($1::uuid[]) AS r(id) WHERE r.id NOT IN (SELECT id FROM finished)`,
-      [unique],
+        [unique],
+      ),
     );
     const states = new Map(rows.map((row) => [row.id, row.state]));
     for (const [runId, state] of states) {
@@ -321,7 +394,7 @@ export class EngineRepository {
       states.set(
         runId,
         await this.db.$transaction(async (tx) => {
-          const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+          const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
           if (!run || TERMINAL_RUN.includes(run.state)) return run?.state ?? 'missing';
           await this.blockDownstream(tx, runId);
           return this.settleRun(tx, runId);
@@ -382,7 +455,7 @@ export class EngineRepository {
    */
   async cancel(runId: string): Promise<{ state: string; running: string[]; changed: boolean } | undefined> {
     return this.db.$transaction(async (tx) => {
-      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
       if (!run) return undefined;
       if (TERMINAL_RUN.includes(run.state)) return { state: run.state, running: [], changed: false };
       const running = await tx.$queryRaw<Array<{ id: string; attempt: number }>>`
@@ -404,7 +477,7 @@ export class EngineRepository {
    */
   async retryRun(runId: string): Promise<{ state: string; jobs: StepJob[]; changed: boolean } | undefined> {
     return this.db.$transaction(async (tx) => {
-      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR UPDATE`;
+      const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${runId}::uuid FOR NO KEY UPDATE`;
       if (!run) return undefined;
       if (run.state !== 'failed' && run.state !== 'cancelled') return { state: run.state, jobs: [], changed: false };
       await tx.$executeRaw`
@@ -433,7 +506,7 @@ export class EngineRepository {
     return this.db.$transaction(async (tx) => {
       const step = await tx.step.findUnique({ where: { id: taskId }, select: { runId: true, stepId: true, state: true, dependsOn: true } });
       if (!step) return { status: 'missing' as const };
-      await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${step.runId}::uuid FOR UPDATE`;
+      await tx.$queryRaw`SELECT 1 FROM runs WHERE id = ${step.runId}::uuid FOR NO KEY UPDATE`;
       const fresh = await tx.step.findUniqueOrThrow({ where: { id: taskId } });
       if (fresh.state !== 'failed' && fresh.state !== 'cancelled') return { status: 'not_retryable' as const, state: fresh.state };
       const unmet = await tx.step.findMany({
@@ -523,7 +596,7 @@ export class EngineRepository {
       const done = await this.db.$transaction(async (tx) => {
         const [run] = await tx.$queryRaw<Array<{ state: string; idle: boolean }>>`
           SELECT state, GREATEST("lastProgressAt", (SELECT max(GREATEST(s."startedAt", s."finishedAt")) FROM steps s WHERE s."runId" = runs.id)) < now() - (${idleMs}::int * interval '1 millisecond') AS idle
-          FROM runs WHERE id = ${id}::uuid FOR UPDATE`;
+          FROM runs WHERE id = ${id}::uuid FOR NO KEY UPDATE`;
         if (!run || TERMINAL_RUN.includes(run.state) || !run.idle) return false;
         const stuck = await tx.$queryRaw<Array<{ stepId: string }>>`
           UPDATE steps SET state = 'cancelled', error = 'stopped by the watchdog', "finishedAt" = now(), "leaseOwner" = NULL

@@ -48,24 +48,17 @@ export class StepExecutor {
     const batching = { maxBatch: 200, maxInFlight: 2 };
     this.claims = new Batcher((jobs) => this.claimMany(jobs), batching);
     this.completions = new Batcher(async (items) => {
-      const done = await this.engine.completeMany(items);
-      const eager = done.map((result) => (this.draining ? undefined : result.jobs[0]));
-      const eagerJobs = eager.filter((job) => job !== undefined);
+      const { workerId, leaseMs, defaultTimeoutMs } = this.options;
+      const done = await this.engine.completeMany(items, this.draining ? undefined : { workerId, leaseMs, defaultTimeoutMs });
       // Committed: what follows must not fail the batch (its steps are recorded). A job that could
       // not be queued is queued again by the reaper (WORKERS_REQUEUE_AFTER_MS), a run left open by a
       // failed check by the next completion or the watchdog.
       const leaves = items.filter((_, i) => done[i]!.applied && done[i]!.leaf).map((item) => item.step.runId);
-      const [claimed] = await Promise.all([
-        this.claimMany(eagerJobs).catch(async (error: unknown) => {
-          this.logger.warn({ err: error }, 'claiming ready dependants failed; queueing them');
-          await this.dispatch(eagerJobs);
-          return [];
-        }),
-        this.dispatch(done.flatMap((result, i) => (eager[i] ? result.jobs.slice(1) : result.jobs))),
+      await Promise.all([
+        this.dispatch(done.flatMap((result) => result.jobs)),
         leaves.length > 0 && this.engine.settleRuns(leaves).catch((error: unknown) => this.logger.warn({ err: error }, 'settling finished runs failed')),
       ]);
-      const byTask = new Map(claimed.flatMap((step) => (step ? [[step.id, step] as const] : [])));
-      return done.map((result, i) => ({ applied: result.applied, next: eager[i] && byTask.get(eager[i].taskId) }));
+      return done.map((result) => ({ applied: result.applied, next: result.next }));
     }, batching);
   }
 
@@ -83,7 +76,7 @@ export class StepExecutor {
     const step = await this.claims.push({ taskId, attempt });
     if (!step) return 'stale';
     const first = await this.attempt(step);
-    for (let next = first.next; next; ) {
+    for (let next = first.next; next;) {
       const current: ClaimedStep = next;
       // A failure here leaves the step running under its lease: the reaper recovers it.
       next = await this.attempt(current).then(
