@@ -1,4 +1,5 @@
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 
@@ -11,8 +12,8 @@ export function tracingStarted(): boolean {
 }
 
 /**
- * Starts the OpenTelemetry SDK before the app loads, exporting spans over OTLP/HTTP to the
- * platform's own tracing service. Tracing that fails to start leaves the service running.
+ * Starts the OpenTelemetry SDK before the app loads, exporting spans over OTLP/HTTP (protobuf, or
+ * JSON when OTEL_EXPORTER_OTLP_PROTOCOL=http/json) to the platform's own tracing service. Tracing that fails to start leaves the service running.
  */
 export function startTelemetry(serviceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
@@ -25,10 +26,16 @@ export function startTelemetry(serviceName: string): void {
   const ingestKey = process.env.TRACING_INGEST_KEY;
   const headers =
     ingestKey && !/(^|,)\s*(x-api-key|authorization)\s*=/i.test(process.env.OTEL_EXPORTER_OTLP_HEADERS ?? '') ? { 'x-api-key': ingestKey } : undefined;
+  // OTLP's default encoding, protobuf, costs the exporting service less CPU per span than JSON;
+  // http/json stays available (OTEL_EXPORTER_OTLP_PROTOCOL, as the specification names it).
+  const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const Exporter = protocol === 'http/json' ? JsonExporter : ProtobufExporter;
+  // Spans leave every 500 ms instead of OTel's 5 s: smaller batches, the work spread evenly.
+  process.env.OTEL_BSP_SCHEDULE_DELAY ??= '500';
   try {
     sdk = new NodeSDK({
       serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-      traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers }),
+      traceExporter: new Exporter({ url: `${endpoint}/v1/traces`, headers }),
       // Outgoing node:http calls only: the spans of requests served come from requestContext,
       // at a fraction of the instrumentation's cost per request.
       instrumentations: [new HttpInstrumentation({ disableIncomingRequestInstrumentation: true })],

@@ -9,13 +9,13 @@ const run = promisify(execFile);
 const root = path.join(__dirname, '../../..');
 
 describe('telemetry', () => {
-  it('exports spans over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT, and nothing else', async () => {
-    const received: Array<{ url?: string; bytes: number; key?: string }> = [];
+  it('exports spans over OTLP/HTTP, protobuf-encoded, to OTEL_EXPORTER_OTLP_ENDPOINT, and nothing else', async () => {
+    const received: Array<{ url?: string; bytes: number; key?: string; type?: string }> = [];
     const collector = http.createServer((req, res) => {
       let bytes = 0;
       req.on('data', (chunk: Buffer) => (bytes += chunk.length));
       req.on('end', () => {
-        received.push({ url: req.url, bytes, key: req.headers['x-api-key'] as string | undefined });
+        received.push({ url: req.url, bytes, key: req.headers['x-api-key'] as string | undefined, type: req.headers['content-type'] });
         res.end('{}');
       });
     });
@@ -36,6 +36,7 @@ describe('telemetry', () => {
       expect(received.map((request) => request.url)).toEqual(['/v1/traces']);
       // The tracing service's ingestion key goes with every export.
       expect(received[0].key).toBe('fixture-key');
+      expect(received[0].type).toBe('application/x-protobuf');
     } finally {
       collector.close();
     }
@@ -62,6 +63,7 @@ describe('telemetry', () => {
           OTEL_SDK_DISABLED: 'false',
           OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
           FIXTURE_TRACEPARENT: `00-${traceId}-${parentSpanId}-01`,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', // read here as JSON
         },
         timeout: 30_000,
       });
