@@ -50,8 +50,8 @@ export const tracingService = defineService({
     TRACING_RETRY_AFTER_SECONDS: env.int(1, { min: 1, max: 3600 }),
     /** Static ingestion keys, comma-separated (kept only as SHA-256 digests in memory). */
     TRACING_INGEST_KEYS: env.list(''),
-    /** How often the scheduled retention job runs (ms). */
-    TRACING_RETENTION_INTERVAL_MS: env.ms(3_600_000),
+    /** How often the scheduled retention job runs (ms); 0: this process schedules none (POST /api/gc still runs it). */
+    TRACING_RETENTION_INTERVAL_MS: env.int(3_600_000, { min: 0 }),
     /** Largest example of a dataset (bytes of JSON). */
     TRACING_MAX_EXAMPLE_BYTES: env.int(256 * 1024, { min: 1024 }),
     /** Attempts per evaluation example, and the first retry's delay (doubling). */
@@ -91,7 +91,7 @@ export const tracingService = defineService({
 
     const retentionJobs = infra.queues.producer(retentionQueue);
     infra.queues.process(retentionQueue, async () => retention.run(), { concurrency: 1 });
-    if (infra.role !== 'api') {
+    if (infra.role !== 'api' && config.TRACING_RETENTION_INTERVAL_MS > 0) {
       await retentionJobs.queue.upsertJobScheduler(
         'tracing.retention',
         { every: config.TRACING_RETENTION_INTERVAL_MS },

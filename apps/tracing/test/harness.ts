@@ -26,7 +26,9 @@ export async function startTracing(env: Record<string, string> = {}): Promise<Ha
       REDIS_URL: testRedisUrl,
       TRACING_INGEST_KEYS: `${INGEST_KEY},second-key`,
       TRACING_FLUSH_MS: '20',
-      TRACING_RETENTION_INTERVAL_MS: '3600000',
+      // No scheduled retention: its first run starts at once, in whichever test process takes it,
+      // and would race the retention tests' own settings and counts.
+      TRACING_RETENTION_INTERVAL_MS: '0',
       // Every test process runs the same queue workers: they must agree on these.
       TRACING_EVAL_ALLOW_PRIVATE_TARGETS: 'true',
       TRACING_EVAL_ATTEMPTS: '2',

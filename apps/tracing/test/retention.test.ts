@@ -144,11 +144,16 @@ describe('retention and deletion', () => {
     expect(flush.status).toBe(200);
     expect(flush.body.buffer_depth).toBe(0);
     const queue = new Queue('tracing.retention', { connection: { url: testRedisUrl } as never });
+    // Last in this file, after every test that changes the settings: its first run starts at once.
+    const scheduling = await startTracing({ TRACING_RETENTION_INTERVAL_MS: '3600000' });
     try {
       const schedulers = await queue.getJobSchedulers();
-      expect(schedulers.map((scheduler) => scheduler.key)).toContain('tracing.retention');
+      expect(schedulers.find((scheduler) => scheduler.key === 'tracing.retention')).toMatchObject({ every: 3_600_000 });
     } finally {
+      // No hourly run left behind to fire in a later test run.
+      await queue.removeJobScheduler('tracing.retention');
       await queue.close();
+      await scheduling.stop();
     }
   });
 });
