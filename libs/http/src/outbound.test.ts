@@ -73,6 +73,9 @@ describe('guardedFetch', () => {
     const pending = guardedFetch(`${base}/slow`, { signal: controller.signal }, { allowPrivate: true });
     controller.abort(new Error('cancelled by the run'));
     await expect(pending).rejects.toThrow('cancelled by the run');
+    const early = new AbortController();
+    early.abort(new Error('cancelled before the call'));
+    await expect(guardedFetch(`${base}/slow`, { signal: early.signal }, { allowPrivate: true })).rejects.toThrow('cancelled before the call');
   });
 });
 

@@ -93,17 +93,29 @@ export interface GuardedResponse {
  */
 export async function guardedFetch(target: string | URL, request: GuardedRequest = {}, options: GuardOptions = {}): Promise<GuardedResponse> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const signal = request.signal ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-  let url = parseTarget(target);
-  const origin = url.host;
-  for (let redirects = 0; ; redirects++) {
-    const response = await send(url, request, options, signal, timeoutMs);
-    const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || !location) return response;
-    if (redirects >= (options.maxRedirects ?? 3)) throw new OutboundError('redirect_blocked', `Too many redirects from ${origin}`);
-    const next = parseTarget(new URL(location, url));
-    if (next.host !== origin) throw new OutboundError('redirect_blocked', `${origin} redirected to another host (${next.host})`);
-    url = next;
+  // One controller and a timer cleared at the end: AbortSignal.timeout and AbortSignal.any keep
+  // a timer and listeners alive for the whole timeout after every call, a cost on hot paths.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  const caller = request.signal;
+  const forward = () => controller.abort(caller?.reason);
+  if (caller?.aborted) forward();
+  else caller?.addEventListener('abort', forward, { once: true });
+  try {
+    let url = parseTarget(target);
+    const origin = url.host;
+    for (let redirects = 0; ; redirects++) {
+      const response = await send(url, request, options, controller.signal, timeoutMs);
+      const location = response.headers.location;
+      if (response.status < 300 || response.status >= 400 || !location) return response;
+      if (redirects >= (options.maxRedirects ?? 3)) throw new OutboundError('redirect_blocked', `Too many redirects from ${origin}`);
+      const next = parseTarget(new URL(location, url));
+      if (next.host !== origin) throw new OutboundError('redirect_blocked', `${origin} redirected to another host (${next.host})`);
+      url = next;
+    }
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', forward);
   }
 }
 
