@@ -1,7 +1,8 @@
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, resources, tracing } from '@opentelemetry/sdk-node';
+import { samplerFromEnv, useSpanPipeline } from './server-spans';
 
 let sdk: NodeSDK | undefined;
 let started = false;
@@ -33,14 +34,25 @@ export function startTelemetry(serviceName: string): void {
   // Spans leave every 500 ms instead of OTel's 5 s: smaller batches, the work spread evenly.
   process.env.OTEL_BSP_SCHEDULE_DELAY ??= '500';
   try {
+    // The sampler, span processor and resource are made here so that the server spans of
+    // requestContext (ServerSpan) share them with the SDK's own spans.
+    const sampler = samplerFromEnv();
+    const processor = new tracing.BatchSpanProcessor(new Exporter({ url: `${endpoint}/v1/traces`, headers }));
+    const resource = resources
+      .defaultResource()
+      .merge(resources.detectResources({ detectors: [resources.envDetector, resources.processDetector, resources.hostDetector] }))
+      .merge(resources.resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName }));
     sdk = new NodeSDK({
-      serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
-      traceExporter: new Exporter({ url: `${endpoint}/v1/traces`, headers }),
+      resource,
+      autoDetectResources: false,
+      sampler,
+      spanProcessors: [processor],
       // Outgoing node:http calls only: the spans of requests served come from requestContext,
       // at a fraction of the instrumentation's cost per request.
       instrumentations: [new HttpInstrumentation({ disableIncomingRequestInstrumentation: true })],
     });
     sdk.start();
+    useSpanPipeline({ sampler, processor, resource });
     started = true;
   } catch (error) {
     console.error(JSON.stringify({ level: 'warn', msg: 'telemetry did not start', error: String(error) }));
@@ -50,6 +62,7 @@ export function startTelemetry(serviceName: string): void {
 /** Flushes pending spans; called last on shutdown. */
 export async function stopTelemetry(): Promise<void> {
   started = false;
+  useSpanPipeline(undefined);
   await sdk?.shutdown().catch(() => undefined);
   sdk = undefined;
 }
