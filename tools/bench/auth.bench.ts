@@ -9,7 +9,8 @@
  *   once at c=32 (target: at least as fast), with each server's CPU time per request;
  * - /validate with tracing on (spans exported over OTLP/HTTP to a sink in this process; every
  *   request traced, and 10 % of new traces sampled) beside the same service with tracing off,
- *   all loaded at once (target: tracing costs under 5 % CPU).
+ *   all loaded at once, in BENCH_TRACING_TRIALS (default 3) trials of three fresh processes; the
+ *   median trial counts (target: tracing costs under 5 % CPU).
  * Rate limits are raised for the run through the service's own environment variables.
  */
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
@@ -21,7 +22,7 @@ import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fmt, load, opsPerSecond, post, processCpuMicros } from './lib/load';
+import { fmt, load, opsPerSecond, percentile, post, processCpuMicros } from './lib/load';
 
 const ROOT = path.join(__dirname, '../..');
 const PORT = Number(process.env.BENCH_AUTH_PORT ?? 3951);
@@ -29,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** BENCH_ONLY=validate: only the two /validate comparisons (the peer, tracing on and off). */
 const ONLY_VALIDATE = process.env.BENCH_ONLY === 'validate';
+/** Trials of the tracing comparison, each with three fresh processes (off, every request, 10 % sampled). */
+const TRACING_TRIALS = Number(process.env.BENCH_TRACING_TRIALS ?? 3);
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -216,46 +219,59 @@ async function main() {
       `  CPU per request: /validate ${fmt(ours.cpuPerRequest)} µs, introspection ${fmt(theirs.cpuPerRequest)} µs = ${fmt(theirs.cpuPerRequest / ours.cpuPerRequest, 2)}x as efficient`,
     );
 
-    // Tracing: the same service with the OpenTelemetry SDK on, exporting its spans to a sink, once
-    // with every request traced (the default) and once with the sampler a busy deployment sets
-    // (parent-based: a caller's sampled trace is always continued; 10 % of new traces), loaded at
-    // the same time as the service above (tracing off).
+    // Tracing: the service with tracing off, with the OpenTelemetry SDK on and every request traced
+    // (the default), and with the sampler a busy deployment sets (parent-based: a caller's sampled
+    // trace is always continued; 10 % of new traces), spans exported to a sink, the three loaded at
+    // once. CPU per request differs by up to a fifth between two processes of the same build, so
+    // each trial starts three fresh processes, and the median trial's cost counts.
     const sink = await startSpanSink();
     const tracedEnv = { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
-    const always = await startService(PORT + 1, tracedEnv);
-    const sampled = await startService(PORT + 2, { ...tracedEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    const variants = [
+      { name: 'off', env: {} },
+      { name: 'on, every request', env: tracedEnv },
+      { name: 'on, parentbased_traceidratio 0.1', env: { ...tracedEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
+    ];
+    const trials: Array<Array<{ rps: number; cpuPerRequest: number }>> = [];
     try {
-      // Warm-up: the two new processes compile their hot paths before anything is counted.
-      await Promise.all([PORT + 1, PORT + 2].map((port) => autocannon({ ...validateAt(port), connections: 32, duration: 3 })));
-      const offRounds = [];
-      const alwaysRounds = [];
-      const sampledRounds = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const [off, on, onSampled] = await Promise.all([
-          measured(service.pid, validateAt(PORT)),
-          measured(always.pid, validateAt(PORT + 1)),
-          measured(sampled.pid, validateAt(PORT + 2)),
-        ]);
-        offRounds.push(off);
-        alwaysRounds.push(on);
-        sampledRounds.push(onSampled);
+      for (let trial = 0; trial < TRACING_TRIALS; trial++) {
+        const ports = variants.map((_, i) => PORT + 3 * trial + i + 1);
+        const services = await Promise.all(variants.map((variant, i) => startService(ports[i], variant.env)));
+        try {
+          // Warm-up: the new processes compile their hot paths before anything is counted.
+          await Promise.all(ports.map((port) => autocannon({ ...validateAt(port), connections: 32, duration: 3 })));
+          const rounds: Array<Array<Awaited<ReturnType<typeof measured>>>> = variants.map(() => []);
+          for (let round = 0; round < ROUNDS; round++) {
+            const results = await Promise.all(services.map((svc, i) => measured(svc.pid, validateAt(ports[i]!))));
+            results.forEach((result, i) => rounds[i]!.push(result));
+          }
+          trials.push(rounds.map(summary));
+        } finally {
+          for (const svc of services) svc.stop();
+        }
       }
-      await new Promise((resolve) => setTimeout(resolve, 6000)); // the batch processors' last exports
-      const off = summary(offRounds);
-      const cost = (on: { cpuPerRequest: number }) => fmt((100 * (on.cpuPerRequest - off.cpuPerRequest)) / off.cpuPerRequest, 1);
-      console.log(`POST /validate c=32 tracing off                 ${fmt(off.rps)} req/s  ${fmt(off.cpuPerRequest)} µs CPU/req`);
-      for (const [name, on] of [
-        ['on, every request', summary(alwaysRounds)],
-        ['on, parentbased_traceidratio 0.1', summary(sampledRounds)],
-      ] as const) {
+      const costOf = (trial: Array<{ cpuPerRequest: number }>, i: number) =>
+        (100 * (trial[i]!.cpuPerRequest - trial[0]!.cpuPerRequest)) / trial[0]!.cpuPerRequest;
+      for (const [t, trial] of trials.entries()) {
         console.log(
-          `POST /validate c=32 tracing ${name.padEnd(33)} ${fmt(on.rps)} req/s  ${fmt(on.cpuPerRequest)} µs CPU/req: tracing costs ${cost(on)} % CPU (target < 5 %)`,
+          `  tracing trial ${t + 1}: ${variants.map((variant, i) => `${variant.name} ${fmt(trial[i]!.cpuPerRequest)} µs${i ? ` (${costOf(trial, i) >= 0 ? '+' : ''}${fmt(costOf(trial, i), 1)} %)` : ''}`).join(', ')}`,
         );
       }
+      const median = (values: number[]) =>
+        percentile(
+          [...values].sort((a, b) => a - b),
+          50,
+        );
+      console.log(
+        `POST /validate c=32 tracing off                 ${fmt(median(trials.map((trial) => trial[0]!.rps)))} req/s  ${fmt(median(trials.map((trial) => trial[0]!.cpuPerRequest)))} µs CPU/req`,
+      );
+      for (let i = 1; i < variants.length; i++) {
+        console.log(
+          `POST /validate c=32 tracing ${variants[i]!.name.padEnd(33)} ${fmt(median(trials.map((trial) => trial[i]!.rps)))} req/s  ${fmt(median(trials.map((trial) => trial[i]!.cpuPerRequest)))} µs CPU/req: tracing costs ${fmt(median(trials.map((trial) => costOf(trial, i))), 1)} % CPU, median of ${trials.length} trials (target < 5 %)`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // the last exports of the stopped processes
       console.log(`  ${sink.exports()} OTLP exports received by the sink`);
     } finally {
-      always.stop();
-      sampled.stop();
       sink.close();
     }
     const live = await measured(service.pid, { url: `http://127.0.0.1:${PORT}/health/live`, duration: Math.min(SECONDS, 5) });
