@@ -2,21 +2,22 @@
 //   1. raw BullMQ: no-op jobs added in bulk and processed on the same Redis (the ceiling),
 //   2. BENCH_RUNS runs (default 100) of a BENCH_STEPS-step DAG (default 100: layers of 10 steps,
 //      each depending on two steps of the layer above: fan-out, fan-in, diamonds) of no-op `http`
-//      steps against a local server, through the service's own API and workers: steps per second,
-//      and the delay from a step's last dependency completing to its start (p50/p95/p99: from the
-//      answer to the last dependency's request to the arrival of the step's own, at the server). Targets: >= 2,000 steps/s, p95 delay < 50 ms. Under saturation the
-//      delay is mostly the backlog waiting for a free slot, so it is also measured with
-//      BENCH_LATENCY_RUNS (default 5) runs one at a time.
-// The service runs in this process (role all, WORKERS_CONCURRENCY, default 32: two cores) on its own queue.
-// Run: npm run bench:workers   (BENCH_RUNS, BENCH_STEPS, BENCH_CONCURRENCY, BENCH_RAW_JOBS)
+//      steps against a local server (its own process), through the service's own API and workers:
+//      steps per second, and the delay from a step's last dependency completing to its start
+//      (p50/p95/p99: from the answer to the last dependency's request to the arrival of the step's
+//      own, on the server's clock). Targets: >= 2,000 steps/s, p95 delay < 50 ms. Under
+//      saturation the delay is mostly the backlog waiting for a free slot, so it is also measured
+//      with BENCH_LATENCY_RUNS (default 5) runs one at a time.
+// The service runs in this process (role all, WORKERS_CONCURRENCY, default 32: two cores) on its
+// own queue. Run: npm run bench:workers   (BENCH_RUNS, BENCH_STEPS, BENCH_CONCURRENCY, BENCH_RAW_JOBS)
 import { sqlPool } from '@platform/data';
 import { startService } from '@platform/service-kit';
 import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { Queue, Worker } from 'bullmq';
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
 import type { Db } from '../../apps/workers/src/database';
 import { workersService } from '../../apps/workers/src/service';
 
@@ -71,24 +72,21 @@ function dag(url: string) {
 }
 
 /**
- * The target server's clock, per step (from its idempotency key `run:step:attempt`): when the
- * request arrived and when the answer was sent. Measured here, not from Postgres, because a
- * dependant claimed by its dependency's completion shares that statement's `now()`.
+ * For every step with dependencies: its request's arrival at the target server minus the answer to
+ * its last dependency's request (ms), from the server's own clock (lib/noop-target.mjs). Measured
+ * there, not from Postgres, because a dependant claimed by its dependency's completion shares that
+ * statement's `now()`.
  */
-const arrived = new Map<string, number>();
-const answered = new Map<string, number>();
-
-/** For every step with dependencies: its request's arrival minus its last dependency's answer (ms). */
-function delaysOf(runIds: string[]): number[] {
+async function delaysOf(targetUrl: string, runIds: string[]): Promise<number[]> {
+  const { arrived, answered } = (await (await fetch(`${targetUrl}/__times`)).json()) as Record<'arrived' | 'answered', Record<string, number>>;
   const runs = new Set(runIds);
   const delays: number[] = [];
-  for (const [key, at] of arrived) {
+  for (const [key, at] of Object.entries(arrived)) {
     const [runId, stepId] = key.split(':') as [string, string];
     if (!runs.has(runId)) continue;
     const dependencies = dependenciesOf.get(stepId) ?? [];
     if (dependencies.length === 0) continue;
-    const ready = Math.max(...dependencies.map((dependency) => answered.get(`${runId}:${dependency}`) ?? NaN));
-    delays.push(at - ready);
+    delays.push(at - Math.max(...dependencies.map((dependency) => answered[`${runId}:${dependency}`] ?? NaN)));
   }
   return delays;
 }
@@ -102,15 +100,11 @@ async function untilEnded(db: Db, id: string): Promise<void> {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 
 async function main(): Promise<void> {
-  const target = createServer((req, res) => {
-    const key = String(req.headers['idempotency-key']).split(':').slice(0, 2).join(':'); // run:step
-    arrived.set(key, performance.now());
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"ok":true}', () => answered.set(key, performance.now()));
+  const target = fork(path.join(__dirname, 'lib/noop-target.mjs'), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const targetUrl = await new Promise<string>((resolve, reject) => {
+    target.once('message', (message) => resolve(`http://127.0.0.1:${(message as { port: number }).port}`));
+    target.once('exit', (code) => reject(new Error(`the target server exited with ${code}`)));
   });
-  target.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
 
   const raw = await rawBullmq();
   console.log(`raw BullMQ (${RAW_JOBS} no-op jobs, concurrency ${CONCURRENCY})`.padEnd(62), `${Math.round(raw).toLocaleString('en-US').padStart(8)} jobs/s`);
@@ -153,6 +147,9 @@ async function main(): Promise<void> {
   const warm = await post();
   await untilEnded(db, warm);
 
+  const transactions = async () =>
+    Number((await poll.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
+  const transactionsBefore = await transactions();
   const start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   const ids: string[] = [];
@@ -168,6 +165,9 @@ async function main(): Promise<void> {
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const used = process.cpuUsage(cpu);
+  // Each statement of the engine is a transaction of its own; the statistics lag by up to 0.5 s.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const transactionsUsed = (await transactions()) - transactionsBefore;
   const states = await db.run.groupBy({ by: ['state'], where: { id: { in: ids } }, _count: true });
   const total = RUNS * STEPS;
   console.log(
@@ -177,11 +177,16 @@ async function main(): Promise<void> {
       .padStart(8)} steps/s   (${total} steps in ${seconds.toFixed(1)} s; runs ${states.map((s) => `${s.state} ${s._count}`).join(', ')})`,
   );
   console.log(
-    'CPU of this process per step (API, workers, target server)'.padEnd(62),
+    'CPU of this process per step (the API and the workers)'.padEnd(62),
     `${((used.user + used.system) / 1000 / total).toFixed(2)} ms   (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
   );
 
-  const sorted = delaysOf(ids).sort((a, b) => a - b);
+  console.log(
+    'Postgres transactions per step'.padEnd(62),
+    `${(transactionsUsed / total).toFixed(2)}   (${transactionsUsed} in all, the bench's own polling included)`,
+  );
+
+  const sorted = (await delaysOf(targetUrl, ids)).sort((a, b) => a - b);
   console.log(
     'dependency completed -> dependant started'.padEnd(62),
     `p50 ${percentile(sorted, 50).toFixed(1)} ms   p95 ${percentile(sorted, 95).toFixed(1)} ms   p99 ${percentile(sorted, 99).toFixed(1)} ms   (${sorted.length} steps)`,
@@ -194,7 +199,7 @@ async function main(): Promise<void> {
     alone.push(id);
     await untilEnded(db, id);
   }
-  const quiet = delaysOf(alone).sort((a, b) => a - b);
+  const quiet = (await delaysOf(targetUrl, alone)).sort((a, b) => a - b);
   console.log(
     `  the same, ${LATENCY_RUNS} runs one at a time (no backlog)`.padEnd(62),
     `p50 ${percentile(quiet, 50).toFixed(1)} ms   p95 ${percentile(quiet, 95).toFixed(1)} ms   p99 ${percentile(quiet, 99).toFixed(1)} ms   (${quiet.length} steps)`,
@@ -212,8 +217,7 @@ async function main(): Promise<void> {
   await poll.end();
   await svc.stop();
   await issuer.stop();
-  target.closeAllConnections();
-  target.close();
+  target.kill();
 }
 
 main().catch((error) => {
