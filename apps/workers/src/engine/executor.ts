@@ -45,7 +45,10 @@ export class StepExecutor {
     private readonly logger: Logger,
     private readonly options: ExecutorOptions,
   ) {
-    const batching = { maxBatch: 200, maxInFlight: 2 };
+    // One batch of each kind in flight: the calls made meanwhile wait for it and go together, in
+    // fewer and larger statements (measured against two: 5 % more steps/s under load, a few ms more
+    // step-to-step delay on a quiet system; see the README).
+    const batching = { maxBatch: 200, maxInFlight: 1 };
     this.claims = new Batcher((jobs) => this.claimMany(jobs), batching);
     this.completions = new Batcher(async (items) => {
       const { workerId, leaseMs, defaultTimeoutMs } = this.options;
