@@ -48,6 +48,8 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): tracing.Sa
 const ids = new tracing.RandomIdGenerator();
 const SCOPE = { name: '@platform/telemetry' };
 const NO_ATTRIBUTES = {};
+const NONE: never[] = [];
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 
 /**
  * A request's SERVER span, made without the SDK's span object: the sampler decides first, and a
@@ -56,18 +58,10 @@ const NO_ATTRIBUTES = {};
  * processor as the finished span exporters read, batched with the SDK's own spans.
  */
 export class ServerSpan implements tracing.ReadableSpan {
-  readonly kind = SpanKind.SERVER;
-  readonly instrumentationScope = SCOPE;
-  readonly events = [];
-  readonly links = [];
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  readonly ended = true;
   readonly attributes: Record<string, string | number> = {};
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
-  startTime: HrTime = [0, 0];
-  endTime: HrTime = [0, 0];
+  status: SpanStatus = UNSET;
+  startTime!: HrTime;
+  endTime!: HrTime;
 
   private constructor(
     public name: string,
@@ -103,6 +97,32 @@ export class ServerSpan implements tracing.ReadableSpan {
 
   spanContext(): SpanContext {
     return this.context;
+  }
+
+  // What every server span shares, on the prototype rather than copied into each span.
+  get kind(): SpanKind {
+    return SpanKind.SERVER;
+  }
+  get instrumentationScope() {
+    return SCOPE;
+  }
+  get events(): never[] {
+    return NONE;
+  }
+  get links(): never[] {
+    return NONE;
+  }
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+  get droppedEventsCount(): number {
+    return 0;
+  }
+  get droppedLinksCount(): number {
+    return 0;
+  }
+  get ended(): boolean {
+    return true;
   }
 
   get duration(): HrTime {
