@@ -2,19 +2,19 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK, resources, tracing } from '@opentelemetry/sdk-node';
-import { samplerFromEnv, useSpanPipeline } from './server-spans';
+import { samplerFromEnv, spanPipelineInUse, useSpanPipeline } from './server-spans';
 
 let sdk: NodeSDK | undefined;
-let started = false;
 
-/** Whether the SDK runs in this process (the server spans of libs/http are made only then). */
+/** Whether the SDK runs in this process (the server spans of requestContext are made only then). */
 export function tracingStarted(): boolean {
-  return started;
+  return spanPipelineInUse();
 }
 
 /**
  * Starts the OpenTelemetry SDK before the app loads, exporting spans over OTLP/HTTP (protobuf, or
- * JSON when OTEL_EXPORTER_OTLP_PROTOCOL=http/json) to the platform's own tracing service. Tracing that fails to start leaves the service running.
+ * JSON when OTEL_EXPORTER_OTLP_PROTOCOL=http/json) to the platform's own tracing service. Tracing
+ * that fails to start leaves the service running.
  */
 export function startTelemetry(serviceName: string): void {
   if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
@@ -53,7 +53,6 @@ export function startTelemetry(serviceName: string): void {
     });
     sdk.start();
     useSpanPipeline({ sampler, processor, resource });
-    started = true;
   } catch (error) {
     console.error(JSON.stringify({ level: 'warn', msg: 'telemetry did not start', error: String(error) }));
   }
@@ -61,7 +60,6 @@ export function startTelemetry(serviceName: string): void {
 
 /** Flushes pending spans; called last on shutdown. */
 export async function stopTelemetry(): Promise<void> {
-  started = false;
   useSpanPipeline(undefined);
   await sdk?.shutdown().catch(() => undefined);
   sdk = undefined;

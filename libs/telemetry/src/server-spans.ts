@@ -25,6 +25,11 @@ export function useSpanPipeline(next: SpanPipeline | undefined): void {
   pipeline = next;
 }
 
+/** Whether a pipeline is set: tracing runs in this process. */
+export function spanPipelineInUse(): boolean {
+  return pipeline !== undefined;
+}
+
 /** The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, as the SDK reads them (default: parentbased_always_on). */
 export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): tracing.Sampler {
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
