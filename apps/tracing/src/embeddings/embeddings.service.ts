@@ -73,7 +73,7 @@ export class EmbeddingsService {
       const vectors = await this.embeddings.vectors(filter, size, payload.limit);
       let result;
       try {
-        result = project(
+        result = await project(
           vectors.map((item) => item.vector),
           row.method as 'umap' | 'pca',
           row.dimensions as 2 | 3,

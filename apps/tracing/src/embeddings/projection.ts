@@ -15,14 +15,16 @@ function seeded(seed: number): () => number {
 
 /**
  * Projects vectors to 2 or 3 dimensions with UMAP (umap-js) or PCA (ml-pca). UMAP needs more
- * points than neighbours; with very few points it uses PCA's answer instead.
+ * points than neighbours; with very few points it uses PCA's answer instead. UMAP's epochs run one
+ * timer turn each (`fitAsync`), so a projection running as a job in the service's process does not
+ * hold up the requests it serves meanwhile (seconds for a few thousand vectors).
  */
-export function project(vectors: number[][], method: 'umap' | 'pca', dimensions: 2 | 3): { coordinates: number[][]; method: 'umap' | 'pca' } {
+export async function project(vectors: number[][], method: 'umap' | 'pca', dimensions: 2 | 3): Promise<{ coordinates: number[][]; method: 'umap' | 'pca' }> {
   if (vectors.length < 3) throw new Error('at least 3 vectors are needed for a projection');
   if (vectors[0].length < dimensions) throw new Error(`vectors of ${vectors[0].length} dimensions cannot be projected to ${dimensions}`);
   if (method === 'umap' && vectors.length > dimensions + 2) {
     const umap = new UMAP({ nComponents: dimensions, nNeighbors: Math.max(2, Math.min(15, vectors.length - 1)), minDist: 0.1, random: seeded(42) });
-    return { coordinates: umap.fit(vectors), method: 'umap' };
+    return { coordinates: await umap.fitAsync(vectors), method: 'umap' };
   }
   const pca = new PCA(vectors);
   const projected = pca.predict(vectors, { nComponents: Math.min(dimensions, pca.getExplainedVariance().length) }).to2DArray();
