@@ -30,7 +30,8 @@ describe('the platform tracing itself', () => {
 
   it("finds auth's span of a request, by the trace id the caller sent", async () => {
     const traceId = hex(16);
-    const res = await fetch(`${auth!.url}/.well-known/jwks.json`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+    const callerSpanId = hex(8);
+    const res = await fetch(`${auth!.url}/.well-known/jwks.json`, { headers: { traceparent: `00-${traceId}-${callerSpanId}-01` } });
     expect(res.status).toBe(200);
     const trace = await eventually(async () => {
       const found = await request(h.url)
@@ -41,6 +42,20 @@ describe('the platform tracing itself', () => {
     expect(trace.projects).toEqual(['auth']);
     const server = trace.spans.flatMap((node: { children: unknown[] }) => [node, ...node.children]).find((span: { kind: string }) => span.kind === 'SERVER');
     expect(server.resource.attributes['service.name']).toBe('auth');
-    expect(server.attributes['http.route'] ?? server.attributes['url.path'] ?? server.attributes['http.target']).toBeDefined();
+    // The span as auth encoded it (OTLP protobuf) and this service decoded it.
+    expect(server).toMatchObject({
+      trace_id: traceId,
+      parent_span_id: callerSpanId,
+      name: 'GET /.well-known/jwks.json',
+      status: { code: 'UNSET' },
+      attributes: {
+        'http.request.method': 'GET',
+        'url.path': '/.well-known/jwks.json',
+        'http.route': '/.well-known/jwks.json',
+        'http.response.status_code': 200,
+      },
+    });
+    expect(server.span_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(Date.parse(server.end_time) - Date.parse(server.start_time)).toBeGreaterThanOrEqual(0);
   });
 });

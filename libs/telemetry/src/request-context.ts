@@ -1,24 +1,60 @@
-import { context, createContextKey, propagation, ROOT_CONTEXT, SpanStatusCode, type Context } from '@opentelemetry/api';
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { createContextKey, ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { tracingStarted } from './sdk';
-import { ServerSpan } from './server-spans';
-
-interface RequestContext {
-  requestId: string;
-}
+import { ServerSpan, spanPipelineInUse } from './server-spans';
 
 /**
- * The request id's home: this store while tracing is off; while it runs, the OpenTelemetry context
- * (REQUEST_ID_KEY), which already follows every request. One AsyncLocalStorage instead of two: Node
- * hands each asynchronous resource created (every promise) to every active store.
+ * The one store of every request's context, tracing on or off: the SDK is given this manager, so
+ * OpenTelemetry's context and the request id live in one AsyncLocalStorage (Node hands each
+ * asynchronous resource created, every promise, to every active store).
  */
-const storage = new AsyncLocalStorage<RequestContext>();
+const contextManager = new AsyncLocalStorageContextManager();
+
+/** The context manager the SDK is started with. */
+export function requestContextManager(): ContextManager {
+  return contextManager;
+}
+
 const REQUEST_ID_KEY = createContextKey('@platform/telemetry request id');
 
+/**
+ * A served request's context: its id and its span context as plain fields. It becomes an
+ * OpenTelemetry context (the caller's, with the request's span and id set) only when asked for
+ * anything else, as an outgoing call's instrumentation does; most requests never are.
+ */
+class RequestContext implements Context {
+  private otel?: Context;
+
+  constructor(
+    readonly requestId: string,
+    private readonly parent: Context = ROOT_CONTEXT,
+    private readonly span?: SpanContext,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    return key === REQUEST_ID_KEY ? this.requestId : this.asOtel().getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return this.asOtel().setValue(key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return this.asOtel().deleteValue(key);
+  }
+
+  private asOtel(): Context {
+    if (!this.otel) {
+      const withId = this.parent.setValue(REQUEST_ID_KEY, this.requestId);
+      this.otel = this.span ? trace.setSpan(withId, trace.wrapSpanContext(this.span)) : withId;
+    }
+    return this.otel;
+  }
+}
+
 export function currentRequestId(): string | undefined {
-  return storage.getStore()?.requestId ?? (context.active().getValue(REQUEST_ID_KEY) as string | undefined);
+  return contextManager.active().getValue(REQUEST_ID_KEY) as string | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -31,41 +67,26 @@ const UNTRACED = /^\/(health|metrics|v1\/traces)(\/|\?|$)/;
 
 /**
  * Takes a sane incoming X-Request-Id or makes one, returns it as a header and keeps it in context;
- * when tracing runs, the request's SERVER span (a child of an incoming `traceparent`) is the
- * active span while it is served.
+ * when tracing runs, the request is served in its trace (a child of an incoming trace context) and,
+ * if sampled, its SERVER span is recorded once the response closes.
+ *
+ * The span is made here rather than by the OpenTelemetry HTTP instrumentation: the same span (name,
+ * kind, parent, route, status) for a fraction of the CPU, since it binds no listener of the request
+ * to the context, collects no attribute nobody reads, and is encoded for export as it ends.
  */
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers['x-request-id'];
   const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', requestId);
   (req as Request & { id: string }).id = requestId;
-  if (!tracingStarted()) storage.run({ requestId }, next);
-  else if (UNTRACED.test(req.url)) context.with(ROOT_CONTEXT.setValue(REQUEST_ID_KEY, requestId), next);
-  else serveInSpan(req, res, next, propagation.extract(ROOT_CONTEXT, req.headers).setValue(REQUEST_ID_KEY, requestId));
-}
-
-/**
- * The request's SERVER span, made here rather than by the OpenTelemetry HTTP instrumentation: the
- * same span (name, kind, parent, route, status) for a fraction of the CPU, since it does not bind
- * every listener of the request and response to the context nor collect attributes nobody reads,
- * and a request the sampler leaves out costs only its span context (ServerSpan).
- */
-function serveInSpan(req: Request, res: Response, next: NextFunction, parent: Context): void {
-  const { active, span } = ServerSpan.start(req.method, parent);
-  if (!span) return context.with(active, next);
-  span.attributes['http.request.method'] = req.method;
-  span.attributes['url.path'] = req.url.split('?', 1)[0]!;
-  span.attributes['url.scheme'] = 'http';
-  res.on('close', () => {
-    const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : undefined;
-    if (route) {
-      span.attributes['http.route'] = route;
-      span.name = `${req.method} ${route}`;
-    }
-    const status = res.statusCode;
-    span.attributes['http.response.status_code'] = status;
-    if (status >= 500 || !res.writableFinished) span.status = { code: SpanStatusCode.ERROR };
-    span.end();
-  });
-  context.with(active, next);
+  const served = spanPipelineInUse() && !UNTRACED.test(req.url) ? ServerSpan.start(req.method, req.url, req.headers) : undefined;
+  if (!served) return contextManager.with(new RequestContext(requestId), next);
+  const { span } = served;
+  if (span) {
+    res.on('close', () => {
+      if (req.route?.path) span.route = `${req.baseUrl}${req.route.path}`;
+      span.end(res.statusCode, res.writableFinished);
+    });
+  }
+  contextManager.with(new RequestContext(requestId, served.parent, served.context), next);
 }

@@ -2,9 +2,12 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK, resources, tracing } from '@opentelemetry/sdk-node';
+import { requestContextManager } from './request-context';
+import { ServerSpanExporter } from './server-span-export';
 import { samplerFromEnv, spanPipelineInUse, useSpanPipeline } from './server-spans';
 
 let sdk: NodeSDK | undefined;
+let serverSpans: ServerSpanExporter | undefined;
 
 /** Whether the SDK runs in this process (the server spans of requestContext are made only then). */
 export function tracingStarted(): boolean {
@@ -34,10 +37,10 @@ export function startTelemetry(serviceName: string): void {
   // Spans leave every 500 ms instead of OTel's 5 s: smaller batches, the work spread evenly.
   process.env.OTEL_BSP_SCHEDULE_DELAY ??= '500';
   try {
-    // The sampler, span processor and resource are made here so that the server spans of
-    // requestContext (ServerSpan) share them with the SDK's own spans.
+    // The sampler and resource are made here so that the server spans of requestContext share them
+    // with the SDK's own spans; both kinds go to the same endpoint, in batches of their own.
     const sampler = samplerFromEnv();
-    const processor = new tracing.BatchSpanProcessor(new Exporter({ url: `${endpoint}/v1/traces`, headers }));
+    const url = `${endpoint}/v1/traces`;
     const resource = resources
       .defaultResource()
       .merge(resources.detectResources({ detectors: [resources.envDetector, resources.processDetector, resources.hostDetector] }))
@@ -46,13 +49,24 @@ export function startTelemetry(serviceName: string): void {
       resource,
       autoDetectResources: false,
       sampler,
-      spanProcessors: [processor],
+      contextManager: requestContextManager(),
+      spanProcessors: [new tracing.BatchSpanProcessor(new Exporter({ url, headers }))],
       // Outgoing node:http calls only: the spans of requests served come from requestContext,
       // at a fraction of the instrumentation's cost per request.
       instrumentations: [new HttpInstrumentation({ disableIncomingRequestInstrumentation: true })],
     });
     sdk.start();
-    useSpanPipeline({ sampler, processor, resource });
+    serverSpans = new ServerSpanExporter({
+      url,
+      headers,
+      protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
+      resource,
+      scopeName: '@platform/telemetry',
+      scheduleDelayMs: Number(process.env.OTEL_BSP_SCHEDULE_DELAY) || 500,
+      maxBatch: Number(process.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE) || 512,
+    });
+    const exporter = serverSpans;
+    useSpanPipeline({ sampler, record: (span) => exporter.record(span) });
   } catch (error) {
     console.error(JSON.stringify({ level: 'warn', msg: 'telemetry did not start', error: String(error) }));
   }
@@ -61,6 +75,8 @@ export function startTelemetry(serviceName: string): void {
 /** Flushes pending spans; called last on shutdown. */
 export async function stopTelemetry(): Promise<void> {
   useSpanPipeline(undefined);
+  await serverSpans?.shutdown().catch(() => undefined);
   await sdk?.shutdown().catch(() => undefined);
+  serverSpans = undefined;
   sdk = undefined;
 }

@@ -1,28 +1,23 @@
-import {
-  isSpanContextValid,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  TraceFlags,
-  type Context,
-  type HrTime,
-  type SpanContext,
-  type SpanStatus,
-} from '@opentelemetry/api';
-import { resources, tracing } from '@opentelemetry/sdk-node';
+import { isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
+import { tracing } from '@opentelemetry/sdk-node';
+import { randomFillSync } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FinishedServerSpan } from './otlp-encoding';
 
-/** What the SDK was started with, shared by the server spans: its sampler, its span processor, its resource. */
+/** What the server spans are made with: the SDK's sampler, and where finished spans go. */
 export interface SpanPipeline {
   sampler: tracing.Sampler;
-  processor: tracing.SpanProcessor;
-  resource: resources.Resource;
+  record(span: FinishedServerSpan): void;
 }
 
 let pipeline: SpanPipeline | undefined;
+/** The headers the propagator reads: a request with none of them starts a new trace. */
+let propagationFields: string[] = [];
 
 /** Set by startTelemetry once the SDK runs; cleared when it stops. */
 export function useSpanPipeline(next: SpanPipeline | undefined): void {
   pipeline = next;
+  propagationFields = next ? propagation.fields().map((field) => field.toLowerCase()) : [];
 }
 
 /** Whether a pipeline is set: tracing runs in this process. */
@@ -50,101 +45,86 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): tracing.Sa
   }
 }
 
-const ids = new tracing.RandomIdGenerator();
-const SCOPE = { name: '@platform/telemetry' };
+/** Random ids from a pool refilled from the system's CSPRNG, one call per few hundred spans. */
+const idPool = Buffer.allocUnsafe(16 * 1024);
+let idOffset = idPool.length;
+function randomHex(bytes: number): string {
+  if (idOffset + bytes > idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  idOffset += bytes;
+  return idPool.toString('hex', idOffset - bytes, idOffset);
+}
+
 const NO_ATTRIBUTES = {};
-const NONE: never[] = [];
-const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+
+/** A request's place in its trace: the context it is served in, and its span if the sampler kept it. */
+export interface ServedRequestTrace {
+  /** The caller's context (a new trace: the root context). */
+  parent: Context;
+  /** The request's own span context, which its outgoing calls continue, sampled or not. */
+  context: SpanContext;
+  span?: ServerSpan;
+}
 
 /**
- * A request's SERVER span, made without the SDK's span object: the sampler decides first, and a
- * span it leaves out is only a span context (ids and the unsampled flag, which callees still
- * receive). A sampled one is timed and, once the response closes, handed to the SDK's span
- * processor as the finished span exporters read, batched with the SDK's own spans.
+ * A request's SERVER span, made without the SDK's span objects: the sampler decides first, and a
+ * request it leaves out costs only its ids. A sampled one is timed, and once its response has
+ * closed it goes to the pipeline (encoded for export there), batched apart from the SDK's spans.
  */
-export class ServerSpan implements tracing.ReadableSpan {
-  readonly attributes: Record<string, string | number> = {};
-  status: SpanStatus = UNSET;
-  startTime!: HrTime;
-  endTime!: HrTime;
+export class ServerSpan implements FinishedServerSpan {
+  name: string;
+  route?: string;
+  readonly traceId: string;
+  readonly spanId: string;
+  traceState?: string;
+  readonly startMs = performance.timeOrigin + performance.now();
+  endMs = 0;
+  statusCode = 0;
+  error = false;
+  readonly path: string;
 
   private constructor(
-    public name: string,
+    readonly method: string,
+    url: string,
     private readonly context: SpanContext,
-    readonly parentSpanContext: SpanContext | undefined,
-    readonly resource: resources.Resource,
-    private readonly processor: tracing.SpanProcessor,
-  ) {}
+    readonly parentSpanId: string | undefined,
+  ) {
+    this.name = method;
+    this.traceId = context.traceId;
+    this.spanId = context.spanId;
+    const query = url.indexOf('?');
+    this.path = query < 0 ? url : url.slice(0, query);
+  }
 
-  /**
-   * The span of a request arriving with `parent` (its extracted context), and the context to serve
-   * it in. `span` is undefined when tracing does not run or the sampler left the request out.
-   */
-  static start(name: string, parent: Context): { active: Context; span?: ServerSpan } {
-    if (!pipeline) return { active: parent };
-    const parentSpan = trace.getSpanContext(parent);
+  /** The trace of a request arriving with `headers`; undefined when tracing does not run. */
+  static start(method: string, url: string, headers: IncomingHttpHeaders): ServedRequestTrace | undefined {
+    if (!pipeline) return undefined;
+    // The propagator is asked only when a trace context came with the request.
+    const parent = propagationFields.some((field) => headers[field] !== undefined) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+    const parentSpan = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
     const remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
-    const traceId = remote?.traceId ?? ids.generateTraceId();
-    const decision = pipeline.sampler.shouldSample(parent, traceId, name, SpanKind.SERVER, NO_ATTRIBUTES, []);
+    const traceId = remote?.traceId ?? randomHex(16);
+    const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
     const sampled = decision.decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
     const context: SpanContext = {
       traceId,
-      spanId: ids.generateSpanId(),
+      spanId: randomHex(8),
       traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
       traceState: decision.traceState ?? remote?.traceState,
     };
-    const active = trace.setSpan(parent, trace.wrapSpanContext(context));
-    if (!sampled) return { active };
-    const span = new ServerSpan(name, context, remote, pipeline.resource, pipeline.processor);
-    span.startTime = hrTime(performance.now());
-    return { active, span };
+    if (!sampled) return { parent, context };
+    return { parent, context, span: new ServerSpan(method, url, context, remote?.spanId) };
   }
 
-  spanContext(): SpanContext {
-    return this.context;
+  /** Ends the span with the response's status (an error if 5xx or not completed), and records it for export. */
+  end(statusCode: number, completed: boolean): void {
+    this.endMs = performance.timeOrigin + performance.now();
+    if (this.route) this.name = `${this.method} ${this.route}`;
+    this.statusCode = statusCode;
+    this.error = statusCode >= 500 || !completed;
+    this.traceState = this.context.traceState?.serialize() || undefined;
+    pipeline?.record(this);
   }
-
-  // What every server span shares, on the prototype rather than copied into each span.
-  get kind(): SpanKind {
-    return SpanKind.SERVER;
-  }
-  get instrumentationScope() {
-    return SCOPE;
-  }
-  get events(): never[] {
-    return NONE;
-  }
-  get links(): never[] {
-    return NONE;
-  }
-  get droppedAttributesCount(): number {
-    return 0;
-  }
-  get droppedEventsCount(): number {
-    return 0;
-  }
-  get droppedLinksCount(): number {
-    return 0;
-  }
-  get ended(): boolean {
-    return true;
-  }
-
-  get duration(): HrTime {
-    const nanos = this.endTime[1] - this.startTime[1];
-    return nanos < 0 ? [this.endTime[0] - this.startTime[0] - 1, nanos + 1e9] : [this.endTime[0] - this.startTime[0], nanos];
-  }
-
-  /** Ends the span: timed now, and queued for export. */
-  end(): void {
-    this.endTime = hrTime(performance.now());
-    this.processor.onEnd(this as unknown as tracing.Span); // processors take a Span; exporters read only ReadableSpan
-  }
-}
-
-/** performance.now() as OpenTelemetry's HrTime (seconds and nanoseconds since the epoch). */
-function hrTime(now: number): HrTime {
-  const epochMs = performance.timeOrigin + now;
-  const seconds = Math.floor(epochMs / 1000);
-  return [seconds, Math.floor((epochMs - seconds * 1000) * 1e6)];
 }

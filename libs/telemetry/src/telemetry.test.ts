@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { otlpProtobufAsJson } from './fixtures/otlp-protobuf';
 import { startTelemetry, stopTelemetry } from './index';
 
 const run = promisify(execFile);
@@ -42,71 +43,76 @@ describe('telemetry', () => {
     }
   });
 
-  it("makes each sampled request's SERVER span, a child of the caller's traceparent and the parent of its outgoing calls' spans; none for probes or unsampled callers", async () => {
-    const bodies: string[] = [];
-    const collector = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        bodies.push(body);
-        res.end('{}');
+  it.each(['http/protobuf', 'http/json'])(
+    "makes each sampled request's SERVER span, a child of the caller's traceparent and the parent of its outgoing calls' spans; none for probes or unsampled callers (%s)",
+    async (protocol) => {
+      const bodies: Buffer[] = [];
+      const collector = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          bodies.push(Buffer.concat(chunks));
+          res.end('{}');
+        });
       });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const parentSpanId = '00f067aa0ba902b7';
-    const unsampledTraceId = '0af7651916cd43dd8448eb211c80319c';
-    try {
-      const { stdout } = await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-one-request.ts')], {
-        cwd: root,
-        env: {
-          ...process.env,
-          OTEL_SDK_DISABLED: 'false',
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-          FIXTURE_TRACEPARENT: `00-${traceId}-${parentSpanId}-01`,
-          FIXTURE_UNSAMPLED_TRACEPARENT: `00-${unsampledTraceId}-${parentSpanId}-00`,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', // read here as JSON
-        },
-        timeout: 30_000,
-      });
-      type Span = {
-        traceId: string;
-        spanId: string;
-        parentSpanId?: string;
-        name: string;
-        kind: number;
-        attributes: Array<{ key: string; value: Record<string, unknown> }>;
-      };
-      type ResourceSpans = { resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Span[] }> };
-      const resourceSpans = bodies.flatMap((body) => (JSON.parse(body) as { resourceSpans: ResourceSpans[] }).resourceSpans);
-      const spans: Span[] = resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
-      // Served and SDK spans alike name the service.
-      for (const { resource } of resourceSpans) {
-        expect(resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue).toBe('telemetry-fixture');
+      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const parentSpanId = '00f067aa0ba902b7';
+      const unsampledTraceId = '0af7651916cd43dd8448eb211c80319c';
+      try {
+        const { stdout } = await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-one-request.ts')], {
+          cwd: root,
+          env: {
+            ...process.env,
+            OTEL_SDK_DISABLED: 'false',
+            OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+            FIXTURE_TRACEPARENT: `00-${traceId}-${parentSpanId}-01`,
+            FIXTURE_UNSAMPLED_TRACEPARENT: `00-${unsampledTraceId}-${parentSpanId}-00`,
+            OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+          },
+          timeout: 30_000,
+        });
+        type Span = {
+          traceId: string;
+          spanId: string;
+          parentSpanId?: string;
+          name: string;
+          kind: number;
+          attributes: Array<{ key: string; value: Record<string, unknown> }>;
+        };
+        type ResourceSpans = { resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Span[] }> };
+        const decode = (body: Buffer) =>
+          (protocol === 'http/json' ? JSON.parse(body.toString()) : otlpProtobufAsJson(body)) as { resourceSpans: ResourceSpans[] };
+        const resourceSpans = bodies.flatMap((body) => decode(body).resourceSpans);
+        const spans: Span[] = resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+        // Served and SDK spans alike name the service.
+        for (const { resource } of resourceSpans) {
+          expect(resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue).toBe('telemetry-fixture');
+        }
+        // One trace: the caller, the served request, its outgoing call (the SDK's span), the callee's request.
+        const served = spans.filter((span) => span.kind === 2); // SERVER
+        expect(served.map((span) => span.name).sort()).toEqual(['GET /callee', 'GET /things/:id']);
+        const thing = served.find((span) => span.name === 'GET /things/:id')!;
+        expect(thing).toMatchObject({ traceId, parentSpanId });
+        const calls = spans.filter((span) => span.kind === 3); // CLIENT
+        expect(calls).toEqual([expect.objectContaining({ traceId, parentSpanId: thing.spanId })]);
+        expect(served.find((span) => span.name === 'GET /callee')).toMatchObject({ traceId, parentSpanId: calls[0]!.spanId });
+        // Nothing of the unsampled caller's trace is exported.
+        expect(spans.filter((span) => span.traceId === unsampledTraceId)).toEqual([]);
+        const attributes = Object.fromEntries(thing.attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
+        expect(attributes).toMatchObject({ 'http.route': '/things/:id', 'url.path': '/things/7', 'http.request.method': 'GET' });
+        expect(Number(attributes['http.response.status_code'])).toBe(200);
+        // The request id stays in context while tracing runs, traced request or probe.
+        const { ids, downstream } = JSON.parse(stdout) as { ids: Array<{ header: string; seen?: string }>; downstream: string[] };
+        expect(ids).toHaveLength(3);
+        for (const { header, seen } of ids) expect(seen).toBe(header);
+        // Callees continue each trace, sampled or not: the outgoing call's span, or the unsampled request's own id.
+        expect(downstream).toEqual([`00-${traceId}-${calls[0]!.spanId}-01`, expect.stringMatching(new RegExp(`^00-${unsampledTraceId}-[0-9a-f]{16}-00$`))]);
+      } finally {
+        collector.close();
       }
-      // One trace: the caller, the served request, its outgoing call (the SDK's span), the callee's request.
-      const served = spans.filter((span) => span.kind === 2); // SERVER
-      expect(served.map((span) => span.name).sort()).toEqual(['GET /callee', 'GET /things/:id']);
-      const thing = served.find((span) => span.name === 'GET /things/:id')!;
-      expect(thing).toMatchObject({ traceId, parentSpanId });
-      const calls = spans.filter((span) => span.kind === 3); // CLIENT
-      expect(calls).toEqual([expect.objectContaining({ traceId, parentSpanId: thing.spanId })]);
-      expect(served.find((span) => span.name === 'GET /callee')).toMatchObject({ traceId, parentSpanId: calls[0]!.spanId });
-      // Nothing of the unsampled caller's trace is exported.
-      expect(spans.filter((span) => span.traceId === unsampledTraceId)).toEqual([]);
-      const attributes = Object.fromEntries(thing.attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
-      expect(attributes).toMatchObject({ 'http.route': '/things/:id', 'url.path': '/things/7', 'http.request.method': 'GET' });
-      expect(Number(attributes['http.response.status_code'])).toBe(200);
-      // The request id stays in context while tracing runs, traced request or probe.
-      const { ids, downstream } = JSON.parse(stdout) as { ids: Array<{ header: string; seen?: string }>; downstream: string[] };
-      expect(ids).toHaveLength(3);
-      for (const { header, seen } of ids) expect(seen).toBe(header);
-      // Callees continue each trace, sampled or not: the outgoing call's span, or the unsampled request's own id.
-      expect(downstream).toEqual([`00-${traceId}-${calls[0]!.spanId}-01`, expect.stringMatching(new RegExp(`^00-${unsampledTraceId}-[0-9a-f]{16}-00$`))]);
-    } finally {
-      collector.close();
-    }
-  });
+    },
+  );
 
   it('does nothing when the SDK is disabled', async () => {
     process.env.OTEL_SDK_DISABLED = 'true';

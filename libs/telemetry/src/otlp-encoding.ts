@@ -1,0 +1,381 @@
+import type { Attributes, AttributeValue } from '@opentelemetry/api';
+
+/** A request's SERVER span once its response has closed: what an OTLP span of it carries. */
+export interface FinishedServerSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  /** The caller's span, when the request came with a trace context. */
+  parentSpanId?: string;
+  traceState?: string;
+  /** Start and end, in milliseconds since the epoch (fractions are kept). */
+  startMs: number;
+  endMs: number;
+  method: string;
+  path: string;
+  route?: string;
+  statusCode: number;
+  error: boolean;
+}
+
+/**
+ * Builds OTLP export requests from server spans: a span is encoded when it is added, so a batch
+ * waiting for export is bytes rather than objects, and the resource is encoded once.
+ */
+export interface OtlpSpanEncoder {
+  readonly contentType: string;
+  /** Spans added since the last request was taken. */
+  readonly spans: number;
+  add(span: FinishedServerSpan): void;
+  /** The spans added since the last call, encoded; the encoder starts a new batch. */
+  takeBatch(): EncodedSpans;
+  /** A batch as one ExportTraceServiceRequest body, from the resource its spans came from. */
+  request(resource: Attributes, batch: EncodedSpans): Uint8Array;
+}
+
+/** A batch of encoded spans, opaque to all but the encoder that made it. */
+export type EncodedSpans = Buffer | string;
+
+const SERVER = 2; // SPAN_KIND_SERVER
+const STATUS_ERROR = 2; // STATUS_CODE_ERROR
+// Span flags: the W3C flags, and whether the parent was remote (known, so bit 8 is always set).
+const FLAGS_HAS_IS_REMOTE = 0x100;
+const FLAGS_IS_REMOTE = 0x200;
+const SAMPLED = 1;
+
+function flagsOf(span: FinishedServerSpan): number {
+  return SAMPLED | FLAGS_HAS_IS_REMOTE | (span.parentSpanId ? FLAGS_IS_REMOTE : 0);
+}
+
+/** Milliseconds since the epoch as OTLP/JSON's nanoseconds (microsecond precision, as measured). */
+function nanos(ms: number): string {
+  return String(BigInt(Math.round(ms * 1000)) * 1000n);
+}
+
+/** Each hex digit's value, by character code. */
+const HEX = new Uint8Array(128);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+
+/** The part of protobuf's wire format OTLP spans need, written front to back into a growing buffer. */
+class ProtoWriter {
+  buf = Buffer.allocUnsafe(64 * 1024);
+  pos = 0;
+
+  private room(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.pos + bytes));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  varint(value: number): void {
+    this.room(10);
+    while (value > 0x7f) {
+      this.buf[this.pos++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    this.buf[this.pos++] = value;
+  }
+
+  tag(field: number, wireType: number): void {
+    this.varint(field * 8 + wireType);
+  }
+
+  /** A string field. Short ASCII strings (all of a server span's) are copied by hand: a native call each costs more. */
+  string(field: number, value: string): void {
+    this.tag(field, 2);
+    const length = value.length;
+    if (length < 0x80) {
+      this.room(1 + length);
+      const buf = this.buf;
+      const start = this.pos + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = value.charCodeAt(i);
+        if (code >= 0x80) break;
+        buf[start + i] = code;
+      }
+      if (i === length) {
+        buf[this.pos] = length;
+        this.pos = start + length;
+        return;
+      }
+    }
+    const bytes = Buffer.byteLength(value);
+    this.varint(bytes);
+    this.room(bytes);
+    this.pos += this.buf.write(value, this.pos, bytes, 'utf8');
+  }
+
+  /** Hex ids as bytes. */
+  hex(field: number, value: string): void {
+    const length = value.length >>> 1;
+    this.tag(field, 2);
+    this.varint(length);
+    this.room(length);
+    const buf = this.buf;
+    for (let i = 0; i < length; i++) buf[this.pos + i] = (HEX[value.charCodeAt(2 * i)]! << 4) | HEX[value.charCodeAt(2 * i + 1)]!;
+    this.pos += length;
+  }
+
+  bytes(field: number, value: Uint8Array): void {
+    this.tag(field, 2);
+    this.varint(value.length);
+    this.room(value.length);
+    this.buf.set(value, this.pos);
+    this.pos += value.length;
+  }
+
+  /** Milliseconds since the epoch as fixed64 nanoseconds, microsecond-exact, without a BigInt. */
+  timestamp(field: number, ms: number): void {
+    this.tag(field, 1);
+    this.room(8);
+    const micros = Math.round(ms * 1000);
+    const microsHigh = Math.floor(micros / 2 ** 32);
+    const lowNanos = (micros - microsHigh * 2 ** 32) * 1000;
+    const carry = Math.floor(lowNanos / 2 ** 32);
+    this.buf.writeUInt32LE(lowNanos - carry * 2 ** 32, this.pos);
+    this.buf.writeUInt32LE(microsHigh * 1000 + carry, this.pos + 4);
+    this.pos += 8;
+  }
+
+  fixed32(field: number, value: number): void {
+    this.tag(field, 5);
+    this.room(4);
+    this.pos = this.buf.writeUInt32LE(value, this.pos);
+  }
+
+  double(field: number, value: number): void {
+    this.tag(field, 1);
+    this.room(8);
+    this.pos = this.buf.writeDoubleLE(value, this.pos);
+  }
+
+  /** A message written by another writer, with its length. */
+  append(message: ProtoWriter): void {
+    this.varint(message.pos);
+    this.room(message.pos);
+    message.buf.copy(this.buf, this.pos, 0, message.pos);
+    this.pos += message.pos;
+  }
+
+  /** A nested message, written by `write` into a writer of its own. */
+  message(field: number, write: (writer: ProtoWriter) => void): void {
+    const nested = new ProtoWriter();
+    write(nested);
+    this.bytes(field, nested.written());
+  }
+
+  written(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** What was written, copied out; the writer starts again empty. */
+  take(): Buffer {
+    const copy = Buffer.from(this.written());
+    this.pos = 0;
+    return copy;
+  }
+}
+
+// KeyValue { key = 1; value = 2 } with AnyValue { string = 1; bool = 2; int = 3; double = 4; array = 5 }.
+function writeAnyValue(writer: ProtoWriter, value: AttributeValue): void {
+  if (typeof value === 'string') writer.string(1, value);
+  else if (typeof value === 'boolean') {
+    writer.tag(2, 0);
+    writer.varint(value ? 1 : 0);
+  } else if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    writer.tag(3, 0);
+    writer.varint(value);
+  } else if (typeof value === 'number') writer.double(4, value);
+  else if (Array.isArray(value)) {
+    writer.message(5, (array) => {
+      for (const item of value) if (item !== null && item !== undefined) array.message(1, (any) => writeAnyValue(any, item));
+    });
+  }
+}
+
+function writeAttributes(writer: ProtoWriter, field: number, attributes: Attributes): void {
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null) continue;
+    writer.message(field, (keyValue) => {
+      keyValue.string(1, key);
+      keyValue.message(2, (any) => writeAnyValue(any, value));
+    });
+  }
+}
+
+/**
+ * A string attribute of a span, written without a nested writer: its sizes are known up front.
+ * KeyValue { key = 1; value = 2 { string_value = 1 } }.
+ */
+function writeStringAttribute(writer: ProtoWriter, key: string, value: string): void {
+  const keyBytes = utf8Length(key);
+  const valueBytes = utf8Length(value);
+  const any = 1 + varintSize(valueBytes) + valueBytes;
+  writer.tag(9, 2);
+  writer.varint(1 + varintSize(keyBytes) + keyBytes + 1 + varintSize(any) + any);
+  writer.string(1, key);
+  writer.tag(2, 2);
+  writer.varint(any);
+  writer.string(1, value);
+}
+
+function writeIntAttribute(writer: ProtoWriter, key: string, value: number): void {
+  const keyBytes = utf8Length(key);
+  const any = 1 + varintSize(value);
+  writer.tag(9, 2);
+  writer.varint(1 + varintSize(keyBytes) + keyBytes + 1 + varintSize(any) + any);
+  writer.string(1, key);
+  writer.tag(2, 2);
+  writer.varint(any);
+  writer.tag(3, 0);
+  writer.varint(value);
+}
+
+/** A string's length in UTF-8: its length when ASCII, found without a native call. */
+function utf8Length(value: string): number {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) >= 0x80) return Buffer.byteLength(value);
+  return value.length;
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  while (value > 0x7f) {
+    value = Math.floor(value / 0x80);
+    size++;
+  }
+  return size;
+}
+
+/** OTLP/HTTP protobuf: ExportTraceServiceRequest { resource_spans = 1 { resource = 1; scope_spans = 2 { scope = 1; spans = 2 } } }. */
+export class ProtobufSpanEncoder implements OtlpSpanEncoder {
+  readonly contentType = 'application/x-protobuf';
+  spans = 0;
+  /** The batch: each span as a ScopeSpans.spans field. */
+  private readonly batch = new ProtoWriter();
+  /** One span's body, before its length is known. */
+  private readonly span = new ProtoWriter();
+  private resource?: Buffer;
+  private readonly scope: Buffer;
+
+  constructor(scopeName: string) {
+    const scope = new ProtoWriter();
+    scope.string(1, scopeName);
+    this.scope = scope.take();
+  }
+
+  add(span: FinishedServerSpan): void {
+    const body = this.span;
+    body.pos = 0;
+    body.hex(1, span.traceId);
+    body.hex(2, span.spanId);
+    if (span.traceState) body.string(3, span.traceState);
+    if (span.parentSpanId) body.hex(4, span.parentSpanId);
+    body.string(5, span.name);
+    body.tag(6, 0);
+    body.varint(SERVER);
+    body.timestamp(7, span.startMs);
+    body.timestamp(8, span.endMs);
+    writeStringAttribute(body, 'http.request.method', span.method);
+    writeStringAttribute(body, 'url.path', span.path);
+    writeStringAttribute(body, 'url.scheme', 'http');
+    if (span.route) writeStringAttribute(body, 'http.route', span.route);
+    writeIntAttribute(body, 'http.response.status_code', span.statusCode);
+    if (span.error) {
+      // Status { code = 3 }
+      body.tag(15, 2);
+      body.varint(2);
+      body.tag(3, 0);
+      body.varint(STATUS_ERROR);
+    }
+    body.fixed32(16, flagsOf(span));
+    this.batch.tag(2, 2);
+    this.batch.append(body);
+    this.spans++;
+  }
+
+  takeBatch(): Buffer {
+    this.spans = 0;
+    return this.batch.take();
+  }
+
+  request(resource: Attributes, spans: Buffer): Uint8Array {
+    this.resource ??= encodeResource(resource);
+    const scopeSpans = new ProtoWriter();
+    scopeSpans.bytes(1, this.scope);
+    const resourceSpans = new ProtoWriter();
+    resourceSpans.bytes(1, this.resource);
+    resourceSpans.tag(2, 2);
+    resourceSpans.varint(scopeSpans.pos + spans.length);
+    const request = new ProtoWriter();
+    request.tag(1, 2);
+    request.varint(resourceSpans.pos + scopeSpans.pos + spans.length);
+    return Buffer.concat([request.written(), resourceSpans.written(), scopeSpans.written(), spans]);
+  }
+}
+
+function encodeResource(attributes: Attributes): Buffer {
+  const resource = new ProtoWriter();
+  writeAttributes(resource, 1, attributes);
+  return resource.take();
+}
+
+/** OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): ids in hex, 64-bit integers as strings. */
+export class JsonSpanEncoder implements OtlpSpanEncoder {
+  readonly contentType = 'application/json';
+  private batch: string[] = [];
+
+  constructor(private readonly scopeName: string) {}
+
+  get spans(): number {
+    return this.batch.length;
+  }
+
+  add(span: FinishedServerSpan): void {
+    const attribute = (key: string, value: string | number) => ({ key, value: typeof value === 'string' ? { stringValue: value } : { intValue: value } });
+    this.batch.push(
+      JSON.stringify({
+        traceId: span.traceId,
+        spanId: span.spanId,
+        traceState: span.traceState,
+        parentSpanId: span.parentSpanId,
+        name: span.name,
+        kind: SERVER,
+        startTimeUnixNano: nanos(span.startMs),
+        endTimeUnixNano: nanos(span.endMs),
+        attributes: [
+          attribute('http.request.method', span.method),
+          attribute('url.path', span.path),
+          attribute('url.scheme', 'http'),
+          ...(span.route ? [attribute('http.route', span.route)] : []),
+          attribute('http.response.status_code', span.statusCode),
+        ],
+        status: span.error ? { code: STATUS_ERROR } : {},
+        flags: flagsOf(span),
+      }),
+    );
+  }
+
+  takeBatch(): string {
+    const spans = this.batch.join(',');
+    this.batch = [];
+    return spans;
+  }
+
+  request(resource: Attributes, spans: string): Uint8Array {
+    const attributes = Object.entries(resource)
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([key, value]) => ({ key, value: jsonAnyValue(value!) }));
+    const head = JSON.stringify({ resource: { attributes }, scopeSpans: [{ scope: { name: this.scopeName }, spans: [] }] });
+    // The spans were serialized as they were added: spliced into the empty spans array.
+    return Buffer.from(`{"resourceSpans":[${head.slice(0, -4)}${spans}]}]}]}`);
+  }
+}
+
+function jsonAnyValue(value: AttributeValue): Record<string, unknown> {
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? { intValue: value } : { doubleValue: value };
+  return { arrayValue: { values: value.filter((item) => item !== null && item !== undefined).map((item) => jsonAnyValue(item!)) } };
+}
