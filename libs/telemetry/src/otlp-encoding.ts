@@ -2,7 +2,6 @@ import type { Attributes, AttributeValue } from '@opentelemetry/api';
 
 /** A request's SERVER span once its response has closed: what an OTLP span of it carries. */
 export interface FinishedServerSpan {
-  name: string;
   traceId: string;
   spanId: string;
   /** The caller's span, when the request came with a trace context. */
@@ -13,6 +12,7 @@ export interface FinishedServerSpan {
   endMs: number;
   method: string;
   path: string;
+  /** The route matched, which names the span with the method (else the method alone). */
   route?: string;
   statusCode: number;
   error: boolean;
@@ -81,30 +81,21 @@ class ProtoWriter {
     this.varint(field * 8 + wireType);
   }
 
-  /** A string field. Short ASCII strings (all of a server span's) are copied by hand: a native call each costs more. */
   string(field: number, value: string): void {
+    const bytes = utf8Length(value);
     this.tag(field, 2);
-    const length = value.length;
-    if (length < 0x80) {
-      this.room(1 + length);
-      const buf = this.buf;
-      const start = this.pos + 1;
-      let i = 0;
-      for (; i < length; i++) {
-        const code = value.charCodeAt(i);
-        if (code >= 0x80) break;
-        buf[start + i] = code;
-      }
-      if (i === length) {
-        buf[this.pos] = length;
-        this.pos = start + length;
-        return;
-      }
-    }
-    const bytes = Buffer.byteLength(value);
     this.varint(bytes);
+    this.text(value, bytes);
+  }
+
+  /** A string's bytes, `bytes` long in UTF-8. ASCII is copied by hand: a native call costs more for a short string. */
+  text(value: string, bytes: number): void {
     this.room(bytes);
-    this.pos += this.buf.write(value, this.pos, bytes, 'utf8');
+    if (bytes === value.length) {
+      const buf = this.buf;
+      for (let i = 0; i < bytes; i++) buf[this.pos + i] = value.charCodeAt(i);
+      this.pos += bytes;
+    } else this.pos += this.buf.write(value, this.pos, bytes, 'utf8');
   }
 
   /** Hex ids as bytes. */
@@ -149,6 +140,13 @@ class ProtoWriter {
     this.tag(field, 1);
     this.room(8);
     this.pos = this.buf.writeDoubleLE(value, this.pos);
+  }
+
+  /** Bytes already encoded. */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
 
   /** A message written by another writer, with its length. */
@@ -205,28 +203,46 @@ function writeAttributes(writer: ProtoWriter, field: number, attributes: Attribu
   }
 }
 
+/** An attribute key as KeyValue's first field (key = 1), encoded once. */
+function encodedKey(key: string): Buffer {
+  const writer = new ProtoWriter();
+  writer.string(1, key);
+  return writer.take();
+}
+const METHOD = encodedKey('http.request.method');
+const PATH = encodedKey('url.path');
+const ROUTE = encodedKey('http.route');
+const STATUS_CODE = encodedKey('http.response.status_code');
+/** url.scheme = "http": the whole attribute (Span.attributes = 9), encoded once. */
+const SCHEME_HTTP = (() => {
+  const writer = new ProtoWriter();
+  writeStringAttribute(writer, encodedKey('url.scheme'), 'http');
+  return writer.take();
+})();
+
 /**
- * A string attribute of a span, written without a nested writer: its sizes are known up front.
- * KeyValue { key = 1; value = 2 { string_value = 1 } }.
+ * A string attribute of a span (Span.attributes = 9), written without a nested writer: its sizes
+ * are known up front. KeyValue { key = 1; value = 2 { string_value = 1 } }.
  */
-function writeStringAttribute(writer: ProtoWriter, key: string, value: string): void {
-  const keyBytes = utf8Length(key);
+function writeStringAttribute(writer: ProtoWriter, key: Buffer, value: string): void {
   const valueBytes = utf8Length(value);
   const any = 1 + varintSize(valueBytes) + valueBytes;
   writer.tag(9, 2);
-  writer.varint(1 + varintSize(keyBytes) + keyBytes + 1 + varintSize(any) + any);
-  writer.string(1, key);
+  writer.varint(key.length + 1 + varintSize(any) + any);
+  writer.raw(key);
   writer.tag(2, 2);
   writer.varint(any);
-  writer.string(1, value);
+  writer.tag(1, 2);
+  writer.varint(valueBytes);
+  writer.text(value, valueBytes);
 }
 
-function writeIntAttribute(writer: ProtoWriter, key: string, value: number): void {
-  const keyBytes = utf8Length(key);
+/** An integer attribute: KeyValue { key = 1; value = 2 { int_value = 3 } }. */
+function writeIntAttribute(writer: ProtoWriter, key: Buffer, value: number): void {
   const any = 1 + varintSize(value);
   writer.tag(9, 2);
-  writer.varint(1 + varintSize(keyBytes) + keyBytes + 1 + varintSize(any) + any);
-  writer.string(1, key);
+  writer.varint(key.length + 1 + varintSize(any) + any);
+  writer.raw(key);
   writer.tag(2, 2);
   writer.varint(any);
   writer.tag(3, 0);
@@ -272,16 +288,25 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     body.hex(2, span.spanId);
     if (span.traceState) body.string(3, span.traceState);
     if (span.parentSpanId) body.hex(4, span.parentSpanId);
-    body.string(5, span.name);
+    // The name, `${method} ${route}` or the method alone, written from its parts.
+    const methodBytes = utf8Length(span.method);
+    const routeBytes = span.route ? utf8Length(span.route) : 0;
+    body.tag(5, 2);
+    body.varint(span.route ? methodBytes + 1 + routeBytes : methodBytes);
+    body.text(span.method, methodBytes);
+    if (span.route) {
+      body.text(' ', 1);
+      body.text(span.route, routeBytes);
+    }
     body.tag(6, 0);
     body.varint(SERVER);
     body.timestamp(7, span.startMs);
     body.timestamp(8, span.endMs);
-    writeStringAttribute(body, 'http.request.method', span.method);
-    writeStringAttribute(body, 'url.path', span.path);
-    writeStringAttribute(body, 'url.scheme', 'http');
-    if (span.route) writeStringAttribute(body, 'http.route', span.route);
-    writeIntAttribute(body, 'http.response.status_code', span.statusCode);
+    writeStringAttribute(body, METHOD, span.method);
+    writeStringAttribute(body, PATH, span.path);
+    body.raw(SCHEME_HTTP);
+    if (span.route) writeStringAttribute(body, ROUTE, span.route);
+    writeIntAttribute(body, STATUS_CODE, span.statusCode);
     if (span.error) {
       // Status { code = 3 }
       body.tag(15, 2);
@@ -340,7 +365,7 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
         spanId: span.spanId,
         traceState: span.traceState,
         parentSpanId: span.parentSpanId,
-        name: span.name,
+        name: span.route ? `${span.method} ${span.route}` : span.method,
         kind: SERVER,
         startTimeUnixNano: nanos(span.startMs),
         endTimeUnixNano: nanos(span.endMs),

@@ -41,7 +41,7 @@ describe('server span export', () => {
       });
       // The full batch left before anything else was done; 'c' waited for 'd' and the shutdown.
       expect(JSON.parse(stdout)).toEqual({ afterFullBatch: 1, beforeShutdown: 3, downShutdown: 'resolved' });
-      expect(received.map((request) => request.names)).toEqual([['a', 'b'], ['c', 'd'], ['scheduled']]);
+      expect(received.map((request) => request.names)).toEqual([['GET a', 'GET b'], ['GET c', 'GET d'], ['GET scheduled']]);
       for (const request of received) expect(request).toMatchObject({ key: 'fixture-key', type: 'application/x-protobuf' });
     } finally {
       collector.close();

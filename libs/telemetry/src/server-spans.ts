@@ -74,7 +74,6 @@ export interface ServedRequestTrace {
  * closed it goes to the pipeline (encoded for export there), batched apart from the SDK's spans.
  */
 export class ServerSpan implements FinishedServerSpan {
-  name: string;
   route?: string;
   readonly traceId: string;
   readonly spanId: string;
@@ -91,7 +90,6 @@ export class ServerSpan implements FinishedServerSpan {
     private readonly context: SpanContext,
     readonly parentSpanId: string | undefined,
   ) {
-    this.name = method;
     this.traceId = context.traceId;
     this.spanId = context.spanId;
     const query = url.indexOf('?');
@@ -121,7 +119,6 @@ export class ServerSpan implements FinishedServerSpan {
   /** Ends the span with the response's status (an error if 5xx or not completed), and records it for export. */
   end(statusCode: number, completed: boolean): void {
     this.endMs = performance.timeOrigin + performance.now();
-    if (this.route) this.name = `${this.method} ${this.route}`;
     this.statusCode = statusCode;
     this.error = statusCode >= 500 || !completed;
     this.traceState = this.context.traceState?.serialize() || undefined;
