@@ -8,9 +8,10 @@
  * - /validate beside node-oidc-provider's token introspection in its own process, both loaded at
  *   once at c=32 (target: at least as fast), with each server's CPU time per request;
  * - /validate with tracing on (spans exported over OTLP/HTTP to a sink in this process; every
- *   request traced, and 10 % of new traces sampled) beside the same service with tracing off,
- *   all loaded at once, in BENCH_TRACING_TRIALS (default 3) trials of three fresh processes; the
- *   median trial counts (target: tracing costs under 5 % CPU).
+ *   request traced, and 10 % of new traces sampled) beside the same service with tracing off, and
+ *   a second untraced process as a control, all loaded at once at the same fixed rate
+ *   (BENCH_TRACING_RATE req/s each, default 1,500), in BENCH_TRACING_TRIALS (default 3) trials of
+ *   fresh processes; the median trial counts (target: tracing costs under 5 % CPU).
  * Rate limits are raised for the run through the service's own environment variables.
  */
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
@@ -32,6 +33,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONLY_VALIDATE = process.env.BENCH_ONLY === 'validate';
 /** Trials of the tracing comparison, each with three fresh processes (off, every request, 10 % sampled). */
 const TRACING_TRIALS = Number(process.env.BENCH_TRACING_TRIALS ?? 3);
+/** The request rate each process of the tracing comparison is loaded at. */
+const TRACING_RATE = Number(process.env.BENCH_TRACING_RATE ?? 1500);
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -221,27 +224,33 @@ async function main() {
 
     // Tracing: the service with tracing off, with the OpenTelemetry SDK on and every request traced
     // (the default), and with the sampler a busy deployment sets (parent-based: a caller's sampled
-    // trace is always continued; 10 % of new traces), spans exported to a sink, the three loaded at
-    // once. CPU per request differs by up to a fifth between two processes of the same build, so
-    // each trial starts three fresh processes, and the median trial's cost counts.
+    // trace is always continued; 10 % of new traces), spans exported to a sink; and a second
+    // untraced process, the control: the cost figures are only as good as its difference from the
+    // first. All are loaded at once at the same fixed rate, so CPU time per request measures what a
+    // request costs. (Loaded to saturation together, identical processes differed by 2-5 %: the
+    // one the scheduler starves batches more requests per wake-up and spends less per request.)
+    // CPU per request also differs between two processes of the same build, so each trial starts
+    // fresh processes, and the median trial's cost counts.
     const sink = await startSpanSink();
     const tracedEnv = { OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
     const variants = [
       { name: 'off', env: {} },
       { name: 'on, every request', env: tracedEnv },
       { name: 'on, parentbased_traceidratio 0.1', env: { ...tracedEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
+      { name: 'off (control)', env: {} },
     ];
     const trials: Array<Array<{ rps: number; cpuPerRequest: number }>> = [];
     try {
       for (let trial = 0; trial < TRACING_TRIALS; trial++) {
-        const ports = variants.map((_, i) => PORT + 3 * trial + i + 1);
+        const ports = variants.map((_, i) => PORT + variants.length * trial + i + 1);
         const services = await Promise.all(variants.map((variant, i) => startService(ports[i], variant.env)));
         try {
           // Warm-up: the new processes compile their hot paths before anything is counted.
-          await Promise.all(ports.map((port) => autocannon({ ...validateAt(port), connections: 32, duration: 3 })));
+          await Promise.all(ports.map((port) => autocannon({ ...validateAt(port), connections: 32, duration: 3, overallRate: TRACING_RATE })));
           const rounds: Array<Array<Awaited<ReturnType<typeof measured>>>> = variants.map(() => []);
           for (let round = 0; round < ROUNDS; round++) {
-            const results = await Promise.all(services.map((svc, i) => measured(svc.pid, validateAt(ports[i]!))));
+            const results = await Promise.all(services.map((svc, i) => measured(svc.pid, { ...validateAt(ports[i]!), overallRate: TRACING_RATE })));
+            if (results.some((result) => result.non2xx > 0)) throw new Error('non-2xx answers in the tracing comparison');
             results.forEach((result, i) => rounds[i]!.push(result));
           }
           trials.push(rounds.map(summary));
@@ -262,11 +271,12 @@ async function main() {
           50,
         );
       console.log(
-        `POST /validate c=32 tracing off                 ${fmt(median(trials.map((trial) => trial[0]!.rps)))} req/s  ${fmt(median(trials.map((trial) => trial[0]!.cpuPerRequest)))} µs CPU/req`,
+        `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s each, tracing off ${fmt(median(trials.map((trial) => trial[0]!.cpuPerRequest)))} µs CPU/req`,
       );
       for (let i = 1; i < variants.length; i++) {
+        const control = i === variants.length - 1;
         console.log(
-          `POST /validate c=32 tracing ${variants[i]!.name.padEnd(33)} ${fmt(median(trials.map((trial) => trial[i]!.rps)))} req/s  ${fmt(median(trials.map((trial) => trial[i]!.cpuPerRequest)))} µs CPU/req: tracing costs ${fmt(median(trials.map((trial) => costOf(trial, i))), 1)} % CPU, median of ${trials.length} trials (target < 5 %)`,
+          `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s each, ${control ? 'a second untraced process' : `tracing ${variants[i]!.name}`}: ${fmt(median(trials.map((trial) => trial[i]!.cpuPerRequest)))} µs CPU/req, ${control ? 'differs by' : 'tracing costs'} ${fmt(median(trials.map((trial) => costOf(trial, i))), 1)} % CPU, median of ${trials.length} trials${control ? ' (the noise floor)' : ' (target < 5 %)'}`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the last exports of the stopped processes

@@ -58,6 +58,8 @@ function randomHex(bytes: number): string {
 }
 
 const NO_ATTRIBUTES = {};
+/** performance.timeOrigin, read once: each read is a call into the runtime. */
+const TIME_ORIGIN = performance.timeOrigin;
 
 /** A request's place in its trace: the context it is served in, and its span if the sampler kept it. */
 export interface ServedRequestTrace {
@@ -78,7 +80,7 @@ export class ServerSpan implements FinishedServerSpan {
   readonly traceId: string;
   readonly spanId: string;
   traceState?: string;
-  readonly startMs = performance.timeOrigin + performance.now();
+  readonly startMs = TIME_ORIGIN + performance.now();
   endMs = 0;
   statusCode = 0;
   error = false;
@@ -103,12 +105,14 @@ export class ServerSpan implements FinishedServerSpan {
     const parent = propagationFields.some((field) => headers[field] !== undefined) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const parentSpan = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
     const remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
-    const traceId = remote?.traceId ?? randomHex(16);
+    // A new trace's two ids come from one draw (one native call).
+    const ids = remote ? undefined : randomHex(24);
+    const traceId = remote?.traceId ?? ids!.slice(0, 32);
     const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
     const sampled = decision.decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
     const context: SpanContext = {
       traceId,
-      spanId: randomHex(8),
+      spanId: ids ? ids.slice(32) : randomHex(8),
       traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
       traceState: decision.traceState ?? remote?.traceState,
     };
@@ -118,7 +122,7 @@ export class ServerSpan implements FinishedServerSpan {
 
   /** Ends the span with the response's status (an error if 5xx or not completed), and records it for export. */
   end(statusCode: number, completed: boolean): void {
-    this.endMs = performance.timeOrigin + performance.now();
+    this.endMs = TIME_ORIGIN + performance.now();
     this.statusCode = statusCode;
     this.error = statusCode >= 500 || !completed;
     this.traceState = this.context.traceState?.serialize() || undefined;
