@@ -10,7 +10,7 @@ const sampled: FinishedServerSpan = {
   path: '/things/7',
   route: '/things/:id',
   statusCode: 200,
-  error: false,
+  status: 0,
 };
 // A child of a remote caller, with trace state, a long non-ASCII path and a failed response.
 const failed: FinishedServerSpan = {
@@ -22,7 +22,10 @@ const failed: FinishedServerSpan = {
   path: `/files/${'ü'.repeat(200)}`,
   route: undefined,
   statusCode: 503,
-  error: true,
+  status: 2,
+  statusMessage: 'upstream down',
+  name: 'POST /files (renamed)',
+  attributes: { 'file.count': 3, 'file.kind': 'image' },
 };
 const resource = { 'service.name': 'auth', 'process.pid': 4242, 'process.command_args': ['node', 'main.js'], 'host.arch': 'amd64', ratio: 0.5, debug: false };
 
@@ -74,9 +77,15 @@ describe('OTLP span encoding', () => {
     expect(body.includes(flags(0x301))).toBe(true);
     expect(second.parentSpanId).toBe(failed.parentSpanId);
     expect(second.traceState).toBe('vendor=opaque');
-    expect(second.status).toEqual({ code: 2 }); // ERROR
+    expect(second.status).toEqual({ code: 2, message: 'upstream down' }); // ERROR
+    expect(second.name).toBe('POST /files (renamed)');
     expect(second.attributes.find((attribute) => attribute.key === 'url.path')?.value.stringValue).toBe(failed.path);
     expect(second.attributes.map((attribute) => attribute.key)).not.toContain('http.route');
+    // The handler's own attributes follow the HTTP ones.
+    expect(second.attributes.slice(-2)).toEqual([
+      { key: 'file.count', value: { intValue: '3' } },
+      { key: 'file.kind', value: { stringValue: 'image' } },
+    ]);
   });
 
   it('starts each request empty, and keeps the resource it encoded first', () => {
@@ -86,7 +95,7 @@ describe('OTLP span encoding', () => {
     encoder.add(failed);
     encoder.add({ ...sampled, route: '/größen/:id' });
     const [{ resource: decodedResource, scopeSpans }] = decodeProtobuf(encoder.request({ other: 'ignored' }, encoder.takeBatch())).resourceSpans;
-    expect(scopeSpans[0].spans.map((span) => span.name)).toEqual(['POST', 'GET /größen/:id']);
+    expect(scopeSpans[0].spans.map((span) => span.name)).toEqual(['POST /files (renamed)', 'GET /größen/:id']);
     expect(decodedResource.attributes[0]).toEqual({ key: 'service.name', value: { stringValue: 'auth' } });
   });
 
@@ -101,7 +110,14 @@ describe('OTLP span encoding', () => {
     const [first, second] = scopeSpans[0].spans;
     expect(first).toMatchObject({ traceId: sampled.traceId, spanId: sampled.spanId, kind: 2, startTimeUnixNano: '1795746846025123000', flags: 0x101 });
     expect(first.attributes).toContainEqual({ key: 'http.response.status_code', value: { intValue: 200 } });
-    expect(second).toMatchObject({ parentSpanId: failed.parentSpanId, traceState: 'vendor=opaque', status: { code: 2 }, flags: 0x301 });
+    expect(second).toMatchObject({
+      name: 'POST /files (renamed)',
+      parentSpanId: failed.parentSpanId,
+      traceState: 'vendor=opaque',
+      status: { code: 2, message: 'upstream down' },
+      flags: 0x301,
+    });
+    expect(second.attributes).toContainEqual({ key: 'file.count', value: { intValue: 3 } });
     expect(JSON.parse(Buffer.from(encoder.request(resource, encoder.takeBatch())).toString()).resourceSpans[0].scopeSpans[0].spans).toEqual([]);
   });
 });

@@ -14,8 +14,15 @@ export interface FinishedServerSpan {
   path: string;
   /** The route matched, which names the span with the method (else the method alone). */
   route?: string;
+  /** A name the handler gave the span, instead of the one made from method and route. */
+  name?: string;
+  /** The response's HTTP status. */
   statusCode: number;
-  error: boolean;
+  /** The span's status: unset, ok or error (OpenTelemetry's SpanStatusCode, OTLP's numbering too). */
+  status: 0 | 1 | 2;
+  statusMessage?: string;
+  /** Attributes the handler set, beyond the HTTP ones. */
+  attributes?: Attributes;
 }
 
 /**
@@ -37,7 +44,6 @@ export interface OtlpSpanEncoder {
 export type EncodedSpans = Buffer | string;
 
 const SERVER = 2; // SPAN_KIND_SERVER
-const STATUS_ERROR = 2; // STATUS_CODE_ERROR
 // Span flags: the W3C flags, and whether the parent was remote (known, so bit 8 is always set).
 const FLAGS_HAS_IS_REMOTE = 0x100;
 const FLAGS_IS_REMOTE = 0x200;
@@ -58,8 +64,13 @@ for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['012345
 
 /** The part of protobuf's wire format OTLP spans need, written front to back into a growing buffer. */
 class ProtoWriter {
-  buf = Buffer.allocUnsafe(64 * 1024);
+  buf: Buffer;
   pos = 0;
+
+  /** `size`: the bytes to start with (it grows as needed). */
+  constructor(size = 256) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
 
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
@@ -226,12 +237,7 @@ const SCHEME_HTTP = (() => {
  */
 function writeStringAttribute(writer: ProtoWriter, key: Buffer, value: string): void {
   const valueBytes = utf8Length(value);
-  const any = 1 + varintSize(valueBytes) + valueBytes;
-  writer.tag(9, 2);
-  writer.varint(key.length + 1 + varintSize(any) + any);
-  writer.raw(key);
-  writer.tag(2, 2);
-  writer.varint(any);
+  writeAttributeHead(writer, key, 1 + varintSize(valueBytes) + valueBytes);
   writer.tag(1, 2);
   writer.varint(valueBytes);
   writer.text(value, valueBytes);
@@ -239,14 +245,18 @@ function writeStringAttribute(writer: ProtoWriter, key: Buffer, value: string): 
 
 /** An integer attribute: KeyValue { key = 1; value = 2 { int_value = 3 } }. */
 function writeIntAttribute(writer: ProtoWriter, key: Buffer, value: number): void {
-  const any = 1 + varintSize(value);
+  writeAttributeHead(writer, key, 1 + varintSize(value));
+  writer.tag(3, 0);
+  writer.varint(value);
+}
+
+/** A KeyValue's tag, length and key, and the tag and length of its AnyValue (`any` bytes long). */
+function writeAttributeHead(writer: ProtoWriter, key: Buffer, any: number): void {
   writer.tag(9, 2);
   writer.varint(key.length + 1 + varintSize(any) + any);
   writer.raw(key);
   writer.tag(2, 2);
   writer.varint(any);
-  writer.tag(3, 0);
-  writer.varint(value);
 }
 
 /** A string's length in UTF-8: its length when ASCII, found without a native call. */
@@ -269,9 +279,9 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
   readonly contentType = 'application/x-protobuf';
   spans = 0;
   /** The batch: each span as a ScopeSpans.spans field. */
-  private readonly batch = new ProtoWriter();
+  private readonly batch = new ProtoWriter(64 * 1024);
   /** One span's body, before its length is known. */
-  private readonly span = new ProtoWriter();
+  private readonly span = new ProtoWriter(4 * 1024);
   private resource?: Buffer;
   private readonly scope: Buffer;
 
@@ -288,16 +298,8 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     body.hex(2, span.spanId);
     if (span.traceState) body.string(3, span.traceState);
     if (span.parentSpanId) body.hex(4, span.parentSpanId);
-    // The name, `${method} ${route}` or the method alone, written from its parts.
-    const methodBytes = utf8Length(span.method);
-    const routeBytes = span.route ? utf8Length(span.route) : 0;
-    body.tag(5, 2);
-    body.varint(span.route ? methodBytes + 1 + routeBytes : methodBytes);
-    body.text(span.method, methodBytes);
-    if (span.route) {
-      body.text(' ', 1);
-      body.text(span.route, routeBytes);
-    }
+    if (span.name !== undefined) body.string(5, span.name);
+    else this.writeName(span);
     body.tag(6, 0);
     body.varint(SERVER);
     body.timestamp(7, span.startMs);
@@ -307,17 +309,32 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     body.raw(SCHEME_HTTP);
     if (span.route) writeStringAttribute(body, ROUTE, span.route);
     writeIntAttribute(body, STATUS_CODE, span.statusCode);
-    if (span.error) {
-      // Status { code = 3 }
-      body.tag(15, 2);
-      body.varint(2);
-      body.tag(3, 0);
-      body.varint(STATUS_ERROR);
+    if (span.attributes) writeAttributes(body, 9, span.attributes);
+    if (span.status !== 0) {
+      body.message(15, (status) => {
+        if (span.statusMessage) status.string(2, span.statusMessage); // Status { message = 2; code = 3 }
+        status.tag(3, 0);
+        status.varint(span.status);
+      });
     }
     body.fixed32(16, flagsOf(span));
     this.batch.tag(2, 2);
     this.batch.append(body);
     this.spans++;
+  }
+
+  /** The name, `${method} ${route}` or the method alone, written from its parts. */
+  private writeName(span: FinishedServerSpan): void {
+    const body = this.span;
+    const methodBytes = utf8Length(span.method);
+    const routeBytes = span.route ? utf8Length(span.route) : 0;
+    body.tag(5, 2);
+    body.varint(span.route ? methodBytes + 1 + routeBytes : methodBytes);
+    body.text(span.method, methodBytes);
+    if (span.route) {
+      body.text(' ', 1);
+      body.text(span.route, routeBytes);
+    }
   }
 
   takeBatch(): Buffer {
@@ -365,7 +382,7 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
         spanId: span.spanId,
         traceState: span.traceState,
         parentSpanId: span.parentSpanId,
-        name: span.route ? `${span.method} ${span.route}` : span.method,
+        name: span.name ?? (span.route ? `${span.method} ${span.route}` : span.method),
         kind: SERVER,
         startTimeUnixNano: nanos(span.startMs),
         endTimeUnixNano: nanos(span.endMs),
@@ -375,8 +392,9 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
           attribute('url.scheme', 'http'),
           ...(span.route ? [attribute('http.route', span.route)] : []),
           attribute('http.response.status_code', span.statusCode),
+          ...jsonAttributes(span.attributes ?? {}),
         ],
-        status: span.error ? { code: STATUS_ERROR } : {},
+        status: span.status === 0 ? {} : { code: span.status, message: span.statusMessage },
         flags: flagsOf(span),
       }),
     );
@@ -389,18 +407,22 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
   }
 
   request(resource: Attributes, spans: string): Uint8Array {
-    const attributes = Object.entries(resource)
-      .filter(([, value]) => value !== undefined && value !== null)
-      .map(([key, value]) => ({ key, value: jsonAnyValue(value!) }));
-    const head = JSON.stringify({ resource: { attributes }, scopeSpans: [{ scope: { name: this.scopeName }, spans: [] }] });
+    const head = JSON.stringify({ resource: { attributes: jsonAttributes(resource) }, scopeSpans: [{ scope: { name: this.scopeName }, spans: [] }] });
     // The spans were serialized as they were added: spliced into the empty spans array.
     return Buffer.from(`{"resourceSpans":[${head.slice(0, -4)}${spans}]}]}]}`);
   }
 }
 
+function jsonAttributes(attributes: Attributes): Array<{ key: string; value: Record<string, unknown> }> {
+  return Object.entries(attributes)
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([key, value]) => ({ key, value: jsonAnyValue(value!) }));
+}
+
+// Integers as the protobuf form writes them: non-negative safe integers; any other number a double.
 function jsonAnyValue(value: AttributeValue): Record<string, unknown> {
   if (typeof value === 'string') return { stringValue: value };
   if (typeof value === 'boolean') return { boolValue: value };
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? { intValue: value } : { doubleValue: value };
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? { intValue: value } : { doubleValue: value };
   return { arrayValue: { values: value.filter((item) => item !== null && item !== undefined).map((item) => jsonAnyValue(item!)) } };
 }

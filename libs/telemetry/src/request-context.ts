@@ -1,8 +1,8 @@
-import { createContextKey, ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
+import { createContextKey, ROOT_CONTEXT, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { ServerSpan, spanPipelineInUse } from './server-spans';
+import { ServerSpan, spanPipelineInUse, type ServedRequestTrace } from './server-spans';
 
 /**
  * The one store of every request's context, tracing on or off: the SDK is given this manager, so
@@ -28,8 +28,7 @@ class RequestContext implements Context {
 
   constructor(
     readonly requestId: string,
-    private readonly parent: Context = ROOT_CONTEXT,
-    private readonly span?: SpanContext,
+    private readonly served?: ServedRequestTrace,
   ) {}
 
   getValue(key: symbol): unknown {
@@ -46,8 +45,10 @@ class RequestContext implements Context {
 
   private asOtel(): Context {
     if (!this.otel) {
-      const withId = this.parent.setValue(REQUEST_ID_KEY, this.requestId);
-      this.otel = this.span ? trace.setSpan(withId, trace.wrapSpanContext(this.span)) : withId;
+      const served = this.served;
+      const withId = (served?.parent ?? ROOT_CONTEXT).setValue(REQUEST_ID_KEY, this.requestId);
+      // The recording server span when sampled; else its context alone, which callees continue.
+      this.otel = served ? trace.setSpan(withId, served.span ?? trace.wrapSpanContext(served.spanContext)) : withId;
     }
     return this.otel;
   }
@@ -63,7 +64,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Requests that get no span: probes and metrics scrapes (noise), and span exports received (the
  * tracing service's /v1/traces: tracing them would export a span per export, for ever).
  */
-const UNTRACED = /^\/(health|metrics|v1\/traces)(\/|\?|$)/;
+const UNTRACED_PATHS = /^\/(health|metrics|v1\/traces)(\/|\?|$)/;
 
 /**
  * Takes a sane incoming X-Request-Id or makes one, returns it as a header and keeps it in context;
@@ -79,14 +80,14 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', requestId);
   (req as Request & { id: string }).id = requestId;
-  const served = spanPipelineInUse() && !UNTRACED.test(req.url) ? ServerSpan.start(req.method, req.url, req.headers) : undefined;
+  const served = spanPipelineInUse() && !UNTRACED_PATHS.test(req.url) ? ServerSpan.start(req.method, req.url, req.headers) : undefined;
   if (!served) return contextManager.with(new RequestContext(requestId), next);
   const { span } = served;
   if (span) {
     res.on('close', () => {
       if (req.route?.path) span.route = `${req.baseUrl}${req.route.path}`;
-      span.end(res.statusCode, res.writableFinished);
+      span.finish(res.statusCode, res.writableFinished);
     });
   }
-  contextManager.with(new RequestContext(requestId, served.parent, served.context), next);
+  contextManager.with(new RequestContext(requestId, served), next);
 }

@@ -55,7 +55,6 @@ export function startTelemetry(serviceName: string): void {
       // at a fraction of the instrumentation's cost per request.
       instrumentations: [new HttpInstrumentation({ disableIncomingRequestInstrumentation: true })],
     });
-    sdk.start();
     serverSpans = new ServerSpanExporter({
       url,
       headers,
@@ -65,6 +64,7 @@ export function startTelemetry(serviceName: string): void {
       scheduleDelayMs: Number(process.env.OTEL_BSP_SCHEDULE_DELAY) || 500,
       maxBatch: Number(process.env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE) || 512,
     });
+    sdk.start();
     const exporter = serverSpans;
     useSpanPipeline({ sampler, record: (span) => exporter.record(span) });
   } catch (error) {
@@ -75,8 +75,8 @@ export function startTelemetry(serviceName: string): void {
 /** Flushes pending spans; called last on shutdown. */
 export async function stopTelemetry(): Promise<void> {
   useSpanPipeline(undefined);
-  await serverSpans?.shutdown().catch(() => undefined);
-  await sdk?.shutdown().catch(() => undefined);
+  // Both at once: with the collector down, each waits out its own export timeout.
+  await Promise.all([serverSpans?.shutdown().catch(() => undefined), sdk?.shutdown().catch(() => undefined)]);
   serverSpans = undefined;
   sdk = undefined;
 }

@@ -1,12 +1,12 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference -- an ambient module declaration is only referenced, not imported
 /// <reference path="./otlp-exporter-base-node-http.d.ts" />
-import { context, ROOT_CONTEXT, type Attributes } from '@opentelemetry/api';
+import { context, diag, ROOT_CONTEXT, type Attributes } from '@opentelemetry/api';
 import { createOtlpHttpExportDelegate, convertLegacyHttpOptions } from '@opentelemetry/otlp-exporter-base/node-http';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { core, type resources } from '@opentelemetry/sdk-node';
 import { JsonSpanEncoder, ProtobufSpanEncoder, type EncodedSpans, type FinishedServerSpan, type OtlpSpanEncoder } from './otlp-encoding';
 
-const UNTRACED = core.suppressTracing(ROOT_CONTEXT);
+const SUPPRESSED = core.suppressTracing(ROOT_CONTEXT);
 /** The SDK transport's own default limit of concurrent exports. */
 const MAX_EXPORTS_IN_FLIGHT = 30;
 
@@ -74,10 +74,12 @@ export class ServerSpanExporter {
       const batch = this.encoder.takeBatch();
       // Beyond what the transport would take at once, a batch is dropped rather than kept.
       if (this.pending.size < MAX_EXPORTS_IN_FLIGHT) {
-        const exported = this.resource ? this.send(batch, spans) : this.resourceDetected.then(() => this.send(batch, spans));
+        const exported = (this.resource ? Promise.resolve() : this.resourceDetected)
+          .then(() => this.send(batch, spans))
+          .catch((error: unknown) => diag.warn(`server spans not exported: ${String(error)}`))
+          .finally(() => this.pending.delete(exported));
         this.pending.add(exported);
-        void exported.then(() => this.pending.delete(exported));
-      }
+      } else diag.warn(`${spans} server spans dropped: ${MAX_EXPORTS_IN_FLIGHT} exports in flight`);
     }
     return Promise.all(this.pending).then(() => undefined);
   }
@@ -91,6 +93,6 @@ export class ServerSpanExporter {
   private send(batch: EncodedSpans, spans: number): Promise<void> {
     const body = this.encoder.request(this.resource!, batch);
     // Not traced itself, as the SDK's processor does not trace its exports.
-    return new Promise<void>((resolve) => context.with(UNTRACED, () => this.delegate.export({ body, spans }, () => resolve())));
+    return new Promise<void>((resolve) => context.with(SUPPRESSED, () => this.delegate.export({ body, spans }, () => resolve())));
   }
 }

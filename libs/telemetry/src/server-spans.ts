@@ -1,4 +1,18 @@
-import { isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
+import {
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type AttributeValue,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type SpanStatus,
+} from '@opentelemetry/api';
 import { tracing } from '@opentelemetry/sdk-node';
 import { randomFillSync } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -11,13 +25,19 @@ export interface SpanPipeline {
 }
 
 let pipeline: SpanPipeline | undefined;
-/** The headers the propagator reads: a request with none of them starts a new trace. */
-let propagationFields: string[] = [];
+/**
+ * The W3C propagators' headers (trace context and baggage, the default): a request carrying none
+ * of them starts a new trace without asking the propagator. Any other propagator is always asked,
+ * since its fields() names only the headers it writes (B3's is `b3`, yet it reads `x-b3-*` too).
+ */
+const W3C_FIELDS = new Set(['traceparent', 'tracestate', 'baggage']);
+let w3cFields: string[] | undefined;
 
 /** Set by startTelemetry once the SDK runs; cleared when it stops. */
 export function useSpanPipeline(next: SpanPipeline | undefined): void {
   pipeline = next;
-  propagationFields = next ? propagation.fields().map((field) => field.toLowerCase()) : [];
+  const fields = propagation.fields().map((field) => field.toLowerCase());
+  w3cFields = fields.every((field) => W3C_FIELDS.has(field)) ? fields : undefined;
 }
 
 /** Whether a pipeline is set: tracing runs in this process. */
@@ -66,7 +86,7 @@ export interface ServedRequestTrace {
   /** The caller's context (a new trace: the root context). */
   parent: Context;
   /** The request's own span context, which its outgoing calls continue, sampled or not. */
-  context: SpanContext;
+  spanContext: SpanContext;
   span?: ServerSpan;
 }
 
@@ -74,17 +94,25 @@ export interface ServedRequestTrace {
  * A request's SERVER span, made without the SDK's span objects: the sampler decides first, and a
  * request it leaves out costs only its ids. A sampled one is timed, and once its response has
  * closed it goes to the pipeline (encoded for export there), batched apart from the SDK's spans.
+ *
+ * While the request is served it is the active span (`trace.getActiveSpan()`): a handler may set
+ * attributes, the status or the name. The response's close ends it, so `end()` does nothing;
+ * events, links and exceptions are not kept on it (a child span carries them).
  */
-export class ServerSpan implements FinishedServerSpan {
+export class ServerSpan implements FinishedServerSpan, Span {
   route?: string;
+  name?: string;
+  attributes?: Attributes;
   readonly traceId: string;
   readonly spanId: string;
   traceState?: string;
   readonly startMs = TIME_ORIGIN + performance.now();
   endMs = 0;
   statusCode = 0;
-  error = false;
+  status: SpanStatusCode = SpanStatusCode.UNSET;
+  statusMessage?: string;
   readonly path: string;
+  private finished = false;
 
   private constructor(
     readonly method: string,
@@ -101,8 +129,8 @@ export class ServerSpan implements FinishedServerSpan {
   /** The trace of a request arriving with `headers`; undefined when tracing does not run. */
   static start(method: string, url: string, headers: IncomingHttpHeaders): ServedRequestTrace | undefined {
     if (!pipeline) return undefined;
-    // The propagator is asked only when a trace context came with the request.
-    const parent = propagationFields.some((field) => headers[field] !== undefined) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+    const carried = w3cFields ? w3cFields.some((field) => headers[field] !== undefined) : true;
+    const parent = carried ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const parentSpan = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
     const remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
     // A new trace's two ids come from one draw (one native call).
@@ -110,22 +138,64 @@ export class ServerSpan implements FinishedServerSpan {
     const traceId = remote?.traceId ?? ids!.slice(0, 32);
     const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
     const sampled = decision.decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
-    const context: SpanContext = {
+    const spanContext: SpanContext = {
       traceId,
       spanId: ids ? ids.slice(32) : randomHex(8),
       traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
       traceState: decision.traceState ?? remote?.traceState,
     };
-    if (!sampled) return { parent, context };
-    return { parent, context, span: new ServerSpan(method, url, context, remote?.spanId) };
+    if (!sampled) return { parent, spanContext };
+    return { parent, spanContext, span: new ServerSpan(method, url, spanContext, remote?.spanId) };
   }
 
-  /** Ends the span with the response's status (an error if 5xx or not completed), and records it for export. */
-  end(statusCode: number, completed: boolean): void {
+  /**
+   * Ends the span as the response closed: its HTTP status, an error if 5xx or not completed (or if
+   * the handler said so), and records it for export.
+   */
+  finish(statusCode: number, completed: boolean): void {
+    this.finished = true;
     this.endMs = TIME_ORIGIN + performance.now();
     this.statusCode = statusCode;
-    this.error = statusCode >= 500 || !completed;
+    if (statusCode >= 500 || !completed) this.status = SpanStatusCode.ERROR;
     this.traceState = this.context.traceState?.serialize() || undefined;
     pipeline?.record(this);
   }
+
+  // The OpenTelemetry Span a handler sees.
+  spanContext(): SpanContext {
+    return this.context;
+  }
+  setAttribute(key: string, value: AttributeValue): this {
+    if (!this.finished) (this.attributes ??= {})[key] = value;
+    return this;
+  }
+  setAttributes(attributes: Attributes): this {
+    for (const [key, value] of Object.entries(attributes)) if (value !== undefined) this.setAttribute(key, value);
+    return this;
+  }
+  setStatus(status: SpanStatus): this {
+    if (!this.finished && this.status !== SpanStatusCode.OK) {
+      this.status = status.code;
+      this.statusMessage = status.code === SpanStatusCode.ERROR ? status.message : undefined;
+    }
+    return this;
+  }
+  updateName(name: string): this {
+    if (!this.finished) this.name = name;
+    return this;
+  }
+  isRecording(): boolean {
+    return !this.finished;
+  }
+  addEvent(): this {
+    return this;
+  }
+  addLink(): this {
+    return this;
+  }
+  addLinks(): this {
+    return this;
+  }
+  recordException(): void {}
+  end(): void {}
 }

@@ -100,7 +100,7 @@ describe('telemetry', () => {
         // Nothing of the unsampled caller's trace is exported.
         expect(spans.filter((span) => span.traceId === unsampledTraceId)).toEqual([]);
         const attributes = Object.fromEntries(thing.attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
-        expect(attributes).toMatchObject({ 'http.route': '/things/:id', 'url.path': '/things/7', 'http.request.method': 'GET' });
+        expect(attributes).toMatchObject({ 'http.route': '/things/:id', 'url.path': '/things/7', 'http.request.method': 'GET', 'thing.id': '7' });
         expect(Number(attributes['http.response.status_code'])).toBe(200);
         // The request id stays in context while tracing runs, traced request or probe.
         const { ids, downstream } = JSON.parse(stdout) as { ids: Array<{ header: string; seen?: string }>; downstream: string[] };

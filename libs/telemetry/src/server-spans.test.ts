@@ -1,0 +1,78 @@
+import { propagation, ROOT_CONTEXT, SpanStatusCode, trace, type TextMapPropagator } from '@opentelemetry/api';
+import { tracing } from '@opentelemetry/sdk-node';
+import type { FinishedServerSpan } from './otlp-encoding';
+import { ServerSpan, useSpanPipeline } from './server-spans';
+
+const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+const callerSpanId = '00f067aa0ba902b7';
+
+/** A propagator like B3's multi-header form: it writes one header, yet reads others. */
+const readsMoreThanItWrites: TextMapPropagator = {
+  fields: () => ['x-written'],
+  inject: () => undefined,
+  extract: (context, carrier: Record<string, string>) =>
+    carrier['x-trace'] ? trace.setSpanContext(context, { traceId: carrier['x-trace'], spanId: callerSpanId, traceFlags: 1, isRemote: true }) : context,
+};
+
+describe('server spans', () => {
+  const recorded: FinishedServerSpan[] = [];
+  beforeEach(() => {
+    recorded.length = 0;
+    useSpanPipeline({ sampler: new tracing.AlwaysOnSampler(), record: (span) => recorded.push({ ...span }) });
+  });
+  afterEach(() => {
+    useSpanPipeline(undefined);
+    propagation.disable();
+  });
+
+  it('asks a propagator other than the W3C ones for every request, since it may read headers it does not name', () => {
+    propagation.setGlobalPropagator(readsMoreThanItWrites);
+    useSpanPipeline({ sampler: new tracing.AlwaysOnSampler(), record: (span) => recorded.push(span) });
+    const served = ServerSpan.start('GET', '/x', { 'x-trace': traceId })!;
+    expect(served.spanContext.traceId).toBe(traceId);
+    expect(served.span!.parentSpanId).toBe(callerSpanId);
+  });
+
+  it('starts a new trace, with fresh ids, when no trace context came', () => {
+    const first = ServerSpan.start('GET', '/x?q=1', {})!;
+    const second = ServerSpan.start('GET', '/x', {})!;
+    expect(first.parent).toBe(ROOT_CONTEXT);
+    expect(first.spanContext.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.spanContext.spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(second.spanContext.traceId).not.toBe(first.spanContext.traceId);
+    expect(first.span!.path).toBe('/x');
+  });
+
+  it("is the handler's span while the request is served: attributes, status and name; the response's close ends it", () => {
+    const { span } = ServerSpan.start('POST', '/files', {})!;
+    span!.setAttribute('file.count', 3).setAttributes({ 'file.kind': 'image' }).setStatus({ code: SpanStatusCode.ERROR, message: 'bad file' });
+    span!.updateName('upload');
+    span!.end(); // ends nothing: the response does
+    expect(span!.isRecording()).toBe(true);
+    span!.route = '/files';
+    span!.finish(201, true);
+    expect(span!.isRecording()).toBe(false);
+    span!.setAttribute('late', true);
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        name: 'upload',
+        statusCode: 201,
+        status: SpanStatusCode.ERROR,
+        statusMessage: 'bad file',
+        attributes: { 'file.count': 3, 'file.kind': 'image' },
+      }),
+    ]);
+  });
+
+  it('marks a 5xx or an unfinished response an error', () => {
+    ServerSpan.start('GET', '/a', {})!.span!.finish(503, true);
+    ServerSpan.start('GET', '/b', {})!.span!.finish(200, false);
+    ServerSpan.start('GET', '/c', {})!.span!.finish(404, true);
+    expect(recorded.map((span) => span.status)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
+  });
+
+  it('makes no span when tracing does not run', () => {
+    useSpanPipeline(undefined);
+    expect(ServerSpan.start('GET', '/x', {})).toBeUndefined();
+  });
+});
