@@ -4,7 +4,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK, resources, tracing } from '@opentelemetry/sdk-node';
 import { requestContextManager } from './request-context';
 import { ServerSpanExporter } from './server-span-export';
-import { samplerFromEnv, spanPipelineInUse, useSpanPipeline } from './server-spans';
+import { samplingFromEnv, spanPipelineInUse, useSpanPipeline } from './server-spans';
 
 let sdk: NodeSDK | undefined;
 let serverSpans: ServerSpanExporter | undefined;
@@ -39,7 +39,7 @@ export function startTelemetry(serviceName: string): void {
   try {
     // The sampler and resource are made here so that the server spans of requestContext share them
     // with the SDK's own spans; both kinds go to the same endpoint, in batches of their own.
-    const sampler = samplerFromEnv();
+    const { sampler, sampleNewTrace } = samplingFromEnv();
     const url = `${endpoint}/v1/traces`;
     const resource = resources
       .defaultResource()
@@ -66,7 +66,7 @@ export function startTelemetry(serviceName: string): void {
     });
     sdk.start();
     const exporter = serverSpans;
-    useSpanPipeline({ sampler, record: (span) => exporter.record(span) });
+    useSpanPipeline({ sampler, sampleNewTrace, record: (span) => exporter.record(span) });
   } catch (error) {
     console.error(JSON.stringify({ level: 'warn', msg: 'telemetry did not start', error: String(error) }));
   }

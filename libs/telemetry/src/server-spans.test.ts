@@ -1,7 +1,8 @@
 import { propagation, ROOT_CONTEXT, SpanStatusCode, trace, type TextMapPropagator } from '@opentelemetry/api';
 import { tracing } from '@opentelemetry/sdk-node';
+import { randomBytes } from 'node:crypto';
 import type { FinishedServerSpan } from './otlp-encoding';
-import { ServerSpan, useSpanPipeline } from './server-spans';
+import { samplingFromEnv, ServerSpan, useSpanPipeline } from './server-spans';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const callerSpanId = '00f067aa0ba902b7';
@@ -18,7 +19,7 @@ describe('server spans', () => {
   const recorded: FinishedServerSpan[] = [];
   beforeEach(() => {
     recorded.length = 0;
-    useSpanPipeline({ sampler: new tracing.AlwaysOnSampler(), record: (span) => recorded.push({ ...span }) });
+    useSpanPipeline({ ...samplingFromEnv({ OTEL_TRACES_SAMPLER: 'always_on' }), record: (span) => recorded.push({ ...span }) });
   });
   afterEach(() => {
     useSpanPipeline(undefined);
@@ -27,7 +28,7 @@ describe('server spans', () => {
 
   it('asks a propagator other than the W3C ones for every request, since it may read headers it does not name', () => {
     propagation.setGlobalPropagator(readsMoreThanItWrites);
-    useSpanPipeline({ sampler: new tracing.AlwaysOnSampler(), record: (span) => recorded.push(span) });
+    useSpanPipeline({ ...samplingFromEnv({ OTEL_TRACES_SAMPLER: 'always_on' }), record: (span) => recorded.push(span) });
     const served = ServerSpan.start('GET', '/x', { 'x-trace': traceId })!;
     expect(served.spanContext.traceId).toBe(traceId);
     expect(served.span!.parentSpanId).toBe(callerSpanId);
@@ -69,6 +70,26 @@ describe('server spans', () => {
     ServerSpan.start('GET', '/b', {})!.span!.finish(200, false);
     ServerSpan.start('GET', '/c', {})!.span!.finish(404, true);
     expect(recorded.map((span) => span.status)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
+  });
+
+  it.each([
+    ['parentbased_traceidratio', '0.1'],
+    ['traceidratio', '0.5'],
+    ['parentbased_always_on', ''],
+    ['always_off', ''],
+    ['parentbased_always_off', ''],
+  ])('decides a new trace from its id as the %s sampler (%s) does', (name, arg) => {
+    const { sampler, sampleNewTrace } = samplingFromEnv({ OTEL_TRACES_SAMPLER: name, OTEL_TRACES_SAMPLER_ARG: arg });
+    const ids = randomBytes(16 * 5000);
+    ids.fill(0, 0, 16); // an invalid, all-zero id among them
+    let kept = 0;
+    for (let at = 0; at < ids.length; at += 16) {
+      const traceId = ids.toString('hex', at, at + 16);
+      const expected = sampler.shouldSample(ROOT_CONTEXT, traceId, 'GET', 1, {}, []).decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
+      expect(sampleNewTrace(ids, at)).toBe(expected);
+      if (expected) kept++;
+    }
+    if (arg) expect(kept / 5000).toBeGreaterThan(Number(arg) * 0.8);
   });
 
   it('makes no span when tracing does not run', () => {

@@ -21,6 +21,8 @@ import type { FinishedServerSpan } from './otlp-encoding';
 /** What the server spans are made with: the SDK's sampler, and where finished spans go. */
 export interface SpanPipeline {
   sampler: tracing.Sampler;
+  /** The sampler's decision for a new trace, from its id's 16 bytes at `at` in `id`. */
+  sampleNewTrace(id: Buffer, at: number): boolean;
   record(span: FinishedServerSpan): void;
 }
 
@@ -45,39 +47,63 @@ export function spanPipelineInUse(): boolean {
   return pipeline !== undefined;
 }
 
-/** The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, as the SDK reads them (default: parentbased_always_on). */
-export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): tracing.Sampler {
+/**
+ * The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, as the SDK reads them (default:
+ * parentbased_always_on), and its decision for a request that starts a new trace, made from the
+ * trace id's bytes: the same decision as the sampler's, without its call, its trace id checks and
+ * its hex parsing on every request.
+ */
+export function samplingFromEnv(env: NodeJS.ProcessEnv = process.env): Pick<SpanPipeline, 'sampler' | 'sampleNewTrace'> {
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
-  const ratio = () => new tracing.TraceIdRatioBasedSampler(env.OTEL_TRACES_SAMPLER_ARG && arg >= 0 && arg <= 1 ? arg : 1);
+  const ratio = env.OTEL_TRACES_SAMPLER_ARG && arg >= 0 && arg <= 1 ? arg : 1;
+  // As TraceIdRatioBasedSampler decides: the XOR of the id's four 32-bit words below ratio × 2^32-1.
+  const bound = Math.floor(ratio * 0xffffffff);
+  const byRatio = (id: Buffer, at: number) =>
+    !isZero(id, at) && (id.readUInt32BE(at) ^ id.readUInt32BE(at + 4) ^ id.readUInt32BE(at + 8) ^ id.readUInt32BE(at + 12)) >>> 0 < bound;
+  const always = () => true;
+  const never = () => false;
   switch (env.OTEL_TRACES_SAMPLER) {
     case 'always_on':
-      return new tracing.AlwaysOnSampler();
+      return { sampler: new tracing.AlwaysOnSampler(), sampleNewTrace: always };
     case 'always_off':
-      return new tracing.AlwaysOffSampler();
+      return { sampler: new tracing.AlwaysOffSampler(), sampleNewTrace: never };
     case 'parentbased_always_off':
-      return new tracing.ParentBasedSampler({ root: new tracing.AlwaysOffSampler() });
+      return { sampler: new tracing.ParentBasedSampler({ root: new tracing.AlwaysOffSampler() }), sampleNewTrace: never };
     case 'traceidratio':
-      return ratio();
+      return { sampler: new tracing.TraceIdRatioBasedSampler(ratio), sampleNewTrace: byRatio };
     case 'parentbased_traceidratio':
-      return new tracing.ParentBasedSampler({ root: ratio() });
+      return { sampler: new tracing.ParentBasedSampler({ root: new tracing.TraceIdRatioBasedSampler(ratio) }), sampleNewTrace: byRatio };
     default:
-      return new tracing.ParentBasedSampler({ root: new tracing.AlwaysOnSampler() });
+      return { sampler: new tracing.ParentBasedSampler({ root: new tracing.AlwaysOnSampler() }), sampleNewTrace: always };
   }
+}
+
+/** An all-zero trace id is invalid: no sampler keeps it. */
+function isZero(id: Buffer, at: number): boolean {
+  for (let i = at; i < at + 16; i++) if (id[i] !== 0) return false;
+  return true;
 }
 
 /** Random ids from a pool refilled from the system's CSPRNG, one call per few hundred spans. */
 const idPool = Buffer.allocUnsafe(16 * 1024);
 let idOffset = idPool.length;
-function randomHex(bytes: number): string {
+/** The offset in idPool of `bytes` fresh random bytes, valid until the next draw. */
+function drawIds(bytes: number): number {
   if (idOffset + bytes > idPool.length) {
     randomFillSync(idPool);
     idOffset = 0;
   }
   idOffset += bytes;
-  return idPool.toString('hex', idOffset - bytes, idOffset);
+  return idOffset - bytes;
+}
+
+function randomHex(bytes: number): string {
+  const at = drawIds(bytes);
+  return idPool.toString('hex', at, at + bytes);
 }
 
 const NO_ATTRIBUTES = {};
+const RECORD_AND_SAMPLED = tracing.SamplingDecision.RECORD_AND_SAMPLED; // read once: the SDK exports it through a getter
 /** performance.timeOrigin, read once: each read is a call into the runtime. */
 const TIME_ORIGIN = performance.timeOrigin;
 
@@ -133,17 +159,22 @@ export class ServerSpan implements FinishedServerSpan, Span {
     const parent = carried ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     const parentSpan = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
     const remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
-    // A new trace's two ids come from one draw (one native call).
-    const ids = remote ? undefined : randomHex(24);
-    const traceId = remote?.traceId ?? ids!.slice(0, 32);
-    const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
-    const sampled = decision.decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
-    const spanContext: SpanContext = {
-      traceId,
-      spanId: ids ? ids.slice(32) : randomHex(8),
-      traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-      traceState: decision.traceState ?? remote?.traceState,
-    };
+    let spanContext: SpanContext;
+    let sampled: boolean;
+    if (remote || parent !== ROOT_CONTEXT) {
+      // A caller's context (or baggage) came: the sampler decides, with all it may look at.
+      const traceId = remote?.traceId ?? randomHex(16);
+      const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
+      sampled = decision.decision === RECORD_AND_SAMPLED;
+      spanContext = { traceId, spanId: randomHex(8), traceFlags: TraceFlags.NONE, traceState: decision.traceState ?? remote?.traceState };
+    } else {
+      // A new trace: both ids from one draw, and the decision from the trace id's bytes.
+      const at = drawIds(24);
+      const ids = idPool.toString('hex', at, at + 24);
+      sampled = pipeline.sampleNewTrace(idPool, at);
+      spanContext = { traceId: ids.slice(0, 32), spanId: ids.slice(32), traceFlags: TraceFlags.NONE };
+    }
+    if (sampled) spanContext.traceFlags = TraceFlags.SAMPLED;
     if (!sampled) return { parent, spanContext };
     return { parent, spanContext, span: new ServerSpan(method, url, spanContext, remote?.spanId) };
   }
