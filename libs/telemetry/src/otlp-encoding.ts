@@ -123,9 +123,7 @@ class ProtoWriter {
   bytes(field: number, value: Uint8Array): void {
     this.tag(field, 2);
     this.varint(value.length);
-    this.room(value.length);
-    this.buf.set(value, this.pos);
-    this.pos += value.length;
+    this.raw(value);
   }
 
   /** Milliseconds since the epoch as fixed64 nanoseconds, microsecond-exact, without a BigInt. */

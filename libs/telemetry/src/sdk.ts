@@ -4,15 +4,10 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK, resources, tracing } from '@opentelemetry/sdk-node';
 import { requestContextManager } from './request-context';
 import { ServerSpanExporter } from './server-span-export';
-import { samplingFromEnv, spanPipelineInUse, useSpanPipeline } from './server-spans';
+import { samplingFromEnv, useSpanPipeline } from './server-spans';
 
 let sdk: NodeSDK | undefined;
 let serverSpans: ServerSpanExporter | undefined;
-
-/** Whether the SDK runs in this process (the server spans of requestContext are made only then). */
-export function tracingStarted(): boolean {
-  return spanPipelineInUse();
-}
 
 /**
  * Starts the OpenTelemetry SDK before the app loads, exporting spans over OTLP/HTTP (protobuf, or

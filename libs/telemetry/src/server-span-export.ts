@@ -40,9 +40,8 @@ export class ServerSpanExporter {
   private readonly encoder: OtlpSpanEncoder;
   private readonly delegate;
   private readonly timer: NodeJS.Timeout;
-  private resource?: Attributes;
-  /** The resource's detected attributes (a host id read from disk, say): known before the first export. */
-  private readonly resourceDetected: Promise<void>;
+  /** The resource's attributes once detected (a host id read from disk, say): known before the first export. */
+  private readonly resource: Promise<Attributes>;
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly options: ServerSpanExportOptions) {
@@ -56,9 +55,7 @@ export class ServerSpanExporter {
       { name: 'span', countItems: (batch) => batch.spans },
       undefined,
     );
-    this.resourceDetected = Promise.resolve(options.resource.waitForAsyncAttributes?.()).then(() => {
-      this.resource = options.resource.attributes;
-    });
+    this.resource = Promise.resolve(options.resource.waitForAsyncAttributes?.()).then(() => options.resource.attributes);
     this.timer = setInterval(() => void this.flush(), options.scheduleDelayMs).unref();
   }
 
@@ -74,8 +71,8 @@ export class ServerSpanExporter {
       const batch = this.encoder.takeBatch();
       // Beyond what the transport would take at once, a batch is dropped rather than kept.
       if (this.pending.size < MAX_EXPORTS_IN_FLIGHT) {
-        const exported = (this.resource ? Promise.resolve() : this.resourceDetected)
-          .then(() => this.send(batch, spans))
+        const exported = this.resource
+          .then((resource) => this.send(resource, batch, spans))
           .catch((error: unknown) => diag.warn(`server spans not exported: ${String(error)}`))
           .finally(() => this.pending.delete(exported));
         this.pending.add(exported);
@@ -90,8 +87,8 @@ export class ServerSpanExporter {
     await this.delegate.shutdown();
   }
 
-  private send(batch: EncodedSpans, spans: number): Promise<void> {
-    const body = this.encoder.request(this.resource!, batch);
+  private send(resource: Attributes, batch: EncodedSpans, spans: number): Promise<void> {
+    const body = this.encoder.request(resource, batch);
     // Not traced itself, as the SDK's processor does not trace its exports.
     return new Promise<void>((resolve) => context.with(SUPPRESSED, () => this.delegate.export({ body, spans }, () => resolve())));
   }

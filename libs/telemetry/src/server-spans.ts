@@ -157,25 +157,24 @@ export class ServerSpan implements FinishedServerSpan, Span {
     if (!pipeline) return undefined;
     const carried = w3cFields ? w3cFields.some((field) => headers[field] !== undefined) : true;
     const parent = carried ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
-    const parentSpan = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
-    const remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
     let spanContext: SpanContext;
-    let sampled: boolean;
-    if (remote || parent !== ROOT_CONTEXT) {
+    let remote: SpanContext | undefined;
+    if (parent !== ROOT_CONTEXT) {
       // A caller's context (or baggage) came: the sampler decides, with all it may look at.
+      const parentSpan = trace.getSpanContext(parent);
+      remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
       const traceId = remote?.traceId ?? randomHex(16);
       const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
-      sampled = decision.decision === RECORD_AND_SAMPLED;
-      spanContext = { traceId, spanId: randomHex(8), traceFlags: TraceFlags.NONE, traceState: decision.traceState ?? remote?.traceState };
+      const traceFlags = decision.decision === RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
+      spanContext = { traceId, spanId: randomHex(8), traceFlags, traceState: decision.traceState ?? remote?.traceState };
     } else {
       // A new trace: both ids from one draw, and the decision from the trace id's bytes.
       const at = drawIds(24);
       const ids = idPool.toString('hex', at, at + 24);
-      sampled = pipeline.sampleNewTrace(idPool, at);
-      spanContext = { traceId: ids.slice(0, 32), spanId: ids.slice(32), traceFlags: TraceFlags.NONE };
+      const traceFlags = pipeline.sampleNewTrace(idPool, at) ? TraceFlags.SAMPLED : TraceFlags.NONE;
+      spanContext = { traceId: ids.slice(0, 32), spanId: ids.slice(32), traceFlags };
     }
-    if (sampled) spanContext.traceFlags = TraceFlags.SAMPLED;
-    if (!sampled) return { parent, spanContext };
+    if (spanContext.traceFlags !== TraceFlags.SAMPLED) return { parent, spanContext };
     return { parent, spanContext, span: new ServerSpan(method, url, spanContext, remote?.spanId) };
   }
 
