@@ -18,12 +18,12 @@ import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import jwt from 'jsonwebtoken';
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fmt, load, opsPerSecond, percentile, post, processCpuMicros } from './lib/load';
+import { fmt, forkReady, load, opsPerSecond, percentile, post, processCpuMicros } from './lib/load';
 
 const ROOT = path.join(__dirname, '../..');
 const PORT = Number(process.env.BENCH_AUTH_PORT ?? 3951);
@@ -154,14 +154,12 @@ async function startSpanSink(): Promise<{ url: string; exports: () => number; cl
 
 /** node-oidc-provider's introspection endpoint in its own process (the package is ESM-only). */
 async function startIntrospectionPeer(): Promise<{ port: number; token: string; authorization: string; pid: number; stop: () => void }> {
-  const child = fork(path.join(__dirname, 'lib/oidc-introspection.mjs'), {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
-  const ready = await new Promise<{ port: number; token: string; authorization: string }>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as { port: number; token: string; authorization: string }));
-    child.once('exit', (code) => reject(new Error(`the introspection peer exited with ${code}`)));
-  });
+  const { child, ready } = await forkReady<{ port: number; token: string; authorization: string }>(
+    'the introspection peer',
+    path.join(__dirname, 'lib/oidc-introspection.mjs'),
+    [],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } },
+  );
   return { ...ready, pid: child.pid!, stop: () => child.kill() };
 }
 

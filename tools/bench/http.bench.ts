@@ -6,22 +6,18 @@
  * same behind RS256 token verification and a permission check.
  */
 import autocannon from 'autocannon';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fmt, processCpuMicros } from './lib/load';
+import { fmt, forkReady, processCpuMicros } from './lib/load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MODES = ['bare', 'kit', 'kit-auth'] as const;
 
 async function start(mode: string, port: number): Promise<{ child: ChildProcess; authorization: string }> {
-  const child = fork(path.join(__dirname, 'lib/http-server.ts'), [mode, String(port)], {
+  const { child, ready } = await forkReady<{ authorization: string }>(`${mode} server`, path.join(__dirname, 'lib/http-server.ts'), [mode, String(port)], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, OTEL_SDK_DISABLED: 'true' },
-  });
-  const ready = await new Promise<{ authorization: string }>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as { authorization: string }));
-    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
   });
   return { child, authorization: ready.authorization };
 }

@@ -14,12 +14,12 @@ import { sqlPool } from '@platform/data';
 import { startService } from '@platform/service-kit';
 import { TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
 import { Queue, Worker } from 'bullmq';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../apps/workers/src/database';
 import { workersService } from '../../apps/workers/src/service';
+import { forkReady } from './lib/load';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
@@ -100,11 +100,10 @@ async function untilEnded(db: Db, id: string): Promise<void> {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 
 async function main(): Promise<void> {
-  const target = fork(path.join(__dirname, 'lib/noop-target.mjs'), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const targetUrl = await new Promise<string>((resolve, reject) => {
-    target.once('message', (message) => resolve(`http://127.0.0.1:${(message as { port: number }).port}`));
-    target.once('exit', (code) => reject(new Error(`the target server exited with ${code}`)));
+  const { child: target, ready } = await forkReady<{ port: number }>('the target server', path.join(__dirname, 'lib/noop-target.mjs'), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  const targetUrl = `http://127.0.0.1:${ready.port}`;
 
   const raw = await rawBullmq();
   console.log(`raw BullMQ (${RAW_JOBS} no-op jobs, concurrency ${CONCURRENCY})`.padEnd(62), `${Math.round(raw).toLocaleString('en-US').padStart(8)} jobs/s`);

@@ -1,3 +1,4 @@
+import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
@@ -92,6 +93,16 @@ export const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', 
  * Read before and after a load round: the difference over the requests served is the CPU per
  * request, which other load on a shared machine hardly moves (unlike requests per second).
  */
+/** A module forked as a child process, once it has sent its first message (what it is ready with); `name` names it if it exits first. */
+export async function forkReady<T>(name: string, modulePath: string, args: string[], options: ForkOptions): Promise<{ child: ChildProcess; ready: T }> {
+  const child = fork(modulePath, args, options);
+  const ready = await new Promise<T>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as T));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+  return { child, ready };
+}
+
 export function processCpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
