@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../apps/workers/src/database';
 import { workersService } from '../../apps/workers/src/service';
-import { forkReady } from './lib/load';
+import { commandCpuMicros, cpuSpentBetween, forkReady, processCpuMicros } from './lib/load';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
 const STEPS = Number(process.env.BENCH_STEPS ?? 100);
@@ -27,6 +27,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RAW_JOBS = Number(process.env.BENCH_RAW_JOBS ?? 20_000);
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
 const WIDTH = 10;
+/** The stores' processes on this machine, whose CPU per step is printed beside the engine's. */
+const STORES = ['postgres', 'redis-server'];
 
 const connection = () => {
   const url = new URL(testRedisUrl);
@@ -151,6 +153,8 @@ async function main(): Promise<void> {
   const transactionsBefore = await transactions();
   const start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
+  const targetCpu = processCpuMicros(target.pid!);
+  const storesCpu = commandCpuMicros(STORES);
   const ids: string[] = [];
   for (let i = 0; i < RUNS; i += 10) ids.push(...(await Promise.all(Array.from({ length: Math.min(10, RUNS - i) }, post))));
   // Polled with plain pg every 50 ms: the bench's own polling should not weigh on the CPU per step.
@@ -164,6 +168,8 @@ async function main(): Promise<void> {
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const used = process.cpuUsage(cpu);
+  const targetUsed = processCpuMicros(target.pid!) - targetCpu;
+  const storesUsed = cpuSpentBetween(storesCpu, commandCpuMicros(STORES));
   // Each statement of the engine is a transaction of its own. Postgres 15's backends report their
   // counts at most once a second while busy, and an idle one only after 10 s: wait that out, or the
   // last second of the run goes uncounted.
@@ -182,6 +188,11 @@ async function main(): Promise<void> {
     `${((used.user + used.system) / 1000 / total).toFixed(2)} ms   (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
   );
 
+  const perStep = (micros: number) => `${(micros / 1000 / total).toFixed(2)} ms`;
+  console.log(
+    'CPU per step of the other processes'.padEnd(62),
+    `target server ${perStep(targetUsed)}, ${STORES.map((command) => `${command} ${perStep(storesUsed.get(command) ?? 0)}`).join(', ')}`,
+  );
   console.log(
     'Postgres transactions per step'.padEnd(62),
     `${(transactionsUsed / total).toFixed(2)}   (${transactionsUsed} in all, the bench's own polling included)`,

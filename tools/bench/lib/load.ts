@@ -1,5 +1,5 @@
 import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 
 export interface LoadResult {
@@ -108,6 +108,33 @@ export function processCpuMicros(pid: number): number {
   // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+
+/**
+ * CPU time (µs) of every process of this machine per command name in `commands` (`postgres`,
+ * `redis-server`), keyed by pid: take two readings and `cpuSpentBetween` them. A process that exits
+ * between the readings is left out; one that starts between them counts from its start.
+ */
+export function commandCpuMicros(commands: readonly string[]): Map<number, { command: string; micros: number }> {
+  const readings = new Map<number, { command: string; micros: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (commands.includes(command)) readings.set(Number(entry), { command, micros: processCpuMicros(Number(entry)) });
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return readings;
+}
+
+/** Per command, the CPU time (µs) its processes spent between two `commandCpuMicros` readings. */
+export function cpuSpentBetween(before: ReturnType<typeof commandCpuMicros>, after: ReturnType<typeof commandCpuMicros>): Map<string, number> {
+  const spent = new Map<string, number>();
+  for (const [pid, { command, micros }] of after) spent.set(command, (spent.get(command) ?? 0) + micros - (before.get(pid)?.micros ?? 0));
+  return spent;
 }
 
 const CLOCK_TICKS = 100; // sysconf(_SC_CLK_TCK) on Linux
