@@ -1,5 +1,6 @@
 import { TestIssuer } from '@platform/testing';
 import request from 'supertest';
+import type { Db } from '../src/database';
 import { auth, runEnds, startRun, startWorkers, Target, testQueue, traceOf, type Service } from './harness';
 
 describe('running DAGs', () => {
@@ -127,10 +128,10 @@ describe('running DAGs', () => {
     expect((await traceOf(svc, issuer, big.workflow_id)).timeline[0]!.error).toMatch(/^too_large: /);
   });
 
-  it('stores answers holding NUL characters (as U+FFFD) and refuses them in requests', async () => {
+  it('stores answers holding NUL characters, in values or names (as U+FFFD), and refuses them in requests', async () => {
     target.handlers.set('/nul', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ text: 'a\u0000b' }));
+      res.end(JSON.stringify({ text: 'a\u0000b', 'key\u0000': 'in a name too', escaped: '\\u0000 is text' }));
     });
     const run = await startRun(svc, issuer, [
       { id: 'nul', type: 'http', url: `${target.url}/nul` },
@@ -138,6 +139,12 @@ describe('running DAGs', () => {
     ]);
     expect((await runEnds(svc, issuer, run.workflow_id)).state).toBe('completed');
     expect(JSON.parse(target.callsTo('/echo/nul').at(-1)!.body)).toEqual({ t: 'a\ufffdb' });
+    const stored = await (svc.infra.db as Db).step.findFirstOrThrow({ where: { runId: run.workflow_id, stepId: 'nul' } });
+    expect((stored.output as { body: unknown }).body).toEqual({
+      text: 'a\ufffdb',
+      'key\ufffd': 'in a name too',
+      escaped: '\\u0000 is text',
+    });
     const refused = await request(svc.app)
       .post('/api/v1/workflows')
       .set('Authorization', auth(issuer))

@@ -63,9 +63,17 @@ export const engineSqlSettings = { plan_cache_mode: 'force_generic_plan', enable
  * Postgres spent 0.30 to 0.38 ms of CPU per step instead of 0.20 to 0.26.
  */
 
-/** JSON for a jsonb column: U+0000, which Postgres refuses, becomes U+FFFD. */
-const storableJson = (value: unknown) =>
-  JSON.stringify(value ?? null, (_key, item: unknown) => (typeof item === 'string' ? item.split('\u0000').join('\ufffd') : item));
+/** A `\u0000` escape in JSON text: after an even number of backslashes (`\\u0000` is text). */
+const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
+/**
+ * JSON for a jsonb column: U+0000, which Postgres refuses, becomes U+FFFD, in names as in values.
+ * JSON.stringify writes it as the escape `\u0000`, rewritten only when present (a replacer function
+ * would run for every value of every step's output).
+ */
+const storableJson = (value: unknown) => {
+  const text = JSON.stringify(value ?? null);
+  return text.includes('\\u0000') ? text.replace(NUL_ESCAPE, '$1\\ufffd') : text;
+};
 /** Text for a text column, without U+0000 and at most 4000 characters. */
 const storableText = (text: string) => text.split('\u0000').join('\ufffd').slice(0, 4000);
 
