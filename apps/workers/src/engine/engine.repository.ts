@@ -57,10 +57,10 @@ export const engineSqlSettings = { plan_cache_mode: 'force_generic_plan', enable
 /*
  * The hot statements find their steps by primary key (`s.id = ANY($ids)`, a condition of the scan
  * itself, whatever the join order) and compare the state with a parameter (`s.state = $n`). With
- * `state = 'running'` written out, a generic plan made while few steps ran chose the reaper's
- * partial index of running steps, which holds every running step and, until vacuumed, every step
- * that ever ran: each completion scanned it whole (9,400 entries by the end of bench:workers) and
- * Postgres spent 0.30 to 0.38 ms of CPU per step instead of 0.20 to 0.26.
+ * `state = 'running'` written out, a generic plan made while few steps ran could choose the
+ * reaper's partial index of running steps, which holds every running step and, until vacuumed,
+ * every step that ever ran: each completion then scanned it whole (9,400 entries by the end of a
+ * bench:workers run).
  */
 
 /** A `\u0000` escape in JSON text: after an even number of backslashes (`\\u0000` is text). */
