@@ -91,6 +91,43 @@ describe('batched claims and completions', () => {
     expect(last!.next).toMatchObject({ stepId: 'tail', attempt: 1 });
   });
 
+  it('gives the dependants a completion made ready beyond its own to the slots of completions of the batch that made none', async () => {
+    const { engine } = handle;
+    const db = svc.infra.db as Db;
+    const def = await db.definition.create({ data: { name: uniqueName('spare'), version: 1, hash: uniqueName('h'), steps: [] } });
+    const step = (id: string, depends_on: string[] = []) => ({ id, type: 'http' as const, url: 'http://127.0.0.1:9/ok', depends_on });
+    const { run, jobs } = await engine.createRun({
+      definitionId: def.id,
+      name: def.name,
+      version: 1,
+      // fan makes two steps ready at once; leaf makes none; last is ready only once both left and right completed.
+      steps: [step('fan'), step('leaf'), step('left', ['fan']), step('right', ['fan']), step('more', ['fan']), step('last', ['left', 'right'])],
+      runInput: {},
+      traceId: 'c'.repeat(32),
+    });
+    const [fan, leaf] = (await engine.claimMany(jobs, 'batch-worker', 30_000, 60_000)) as Array<NonNullable<Awaited<ReturnType<typeof engine.claim>>>>;
+    const claim = { workerId: 'eager-worker', leaseMs: 30_000, defaultTimeoutMs: 60_000 };
+
+    const [fanDone, leafDone] = await engine.completeMany(
+      [
+        { step: fan!, output: 1 },
+        { step: leaf!, output: 2 },
+      ],
+      claim,
+    );
+    // Three dependants became ready for two slots: each slot runs one, the third is queued.
+    const ran = [fanDone!.next?.stepId, leafDone!.next?.stepId];
+    expect(ran.every((stepId) => stepId !== undefined)).toBe(true);
+    const queued = [...fanDone!.jobs, ...leafDone!.jobs];
+    expect(queued).toHaveLength(1);
+    const steps = await db.step.findMany({ where: { runId: run.id, stepId: { in: ['left', 'right', 'more'] } } });
+    const byState = (state: string) => steps.filter((row) => row.state === state).map((row) => row.stepId);
+    expect(byState('running').sort()).toEqual([...ran].sort());
+    expect(byState('queued')).toEqual([steps.find((row) => row.id === queued[0]!.taskId)!.stepId]);
+    for (const row of steps.filter((candidate) => candidate.state === 'running')) expect(row.leaseOwner).toBe('eager-worker');
+    expect(await db.attempt.count({ where: { runId: run.id, state: 'running', workerId: 'eager-worker' } })).toBe(2);
+  });
+
   it('fences out a completion whose attempt no longer holds the step, and ends the run when its last step completes', async () => {
     const { engine } = handle;
     const db = svc.infra.db as Db;

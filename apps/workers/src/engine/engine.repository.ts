@@ -302,8 +302,9 @@ export class EngineRepository {
    * completion without a waiting dependant is a `leaf`: its run may have ended, which `settleRuns`
    * checks after this commit (so the last of two concurrent completions always sees the other).
    *
-   * With `claim`, the same statement claims for `claim.workerId` one dependant each completion made
-   * ready (`next`, its attempt recorded running), for the completed step's slot to run at once;
+   * With `claim`, the same statement claims for `claim.workerId` up to one dependant per completion
+   * (`next`, its attempt recorded running), for the completed step's slot to run at once: one the
+   * completion made ready, or else one another completion of the batch made ready beyond its own;
    * the others are in `jobs`, to be queued.
    */
   async completeMany(
@@ -333,9 +334,22 @@ export class EngineRepository {
       ), locked AS (
         -- Dependants locked in id order: two batches making the same steps ready never deadlock.
         SELECT id FROM steps WHERE id IN (SELECT dependant FROM counted) ORDER BY id FOR NO KEY UPDATE
+      ), becoming AS (
+        SELECT dependant, owner FROM counted WHERE $4::text IS NOT NULL AND remaining <= n
+      ), own AS (
+        -- Each completion's slot takes one of the dependants it made ready...
+        SELECT DISTINCT ON (owner) dependant, owner AS slot FROM becoming ORDER BY owner, dependant
+      ), spare AS (
+        SELECT dependant, row_number() OVER (ORDER BY dependant) AS k FROM becoming WHERE dependant NOT IN (SELECT dependant FROM own)
+      ), idle AS (
+        SELECT id AS slot, row_number() OVER (ORDER BY id) AS k FROM done WHERE id NOT IN (SELECT slot FROM own)
       ), chosen AS (
-        -- At most one per completion: a concurrent change can only leave a chosen step unready (then it stays waiting).
-        SELECT DISTINCT ON (owner) dependant FROM counted WHERE $4::text IS NOT NULL AND remaining <= n ORDER BY owner, dependant
+        -- ...and the slots of completions that made none ready take the rest, one each: a slot that
+        -- would end its chain runs a step of this batch instead of a trip through the queue. A
+        -- concurrent change can only leave a chosen step unready (then it stays waiting).
+        SELECT dependant, slot FROM own
+        UNION ALL
+        SELECT s.dependant, i.slot FROM spare s JOIN idle i ON i.k = s.k
       ), ready AS (
         UPDATE steps s SET "remainingDeps" = s."remainingDeps" - x.n,
           state = CASE WHEN s."remainingDeps" > x.n THEN s.state WHEN c.dependant IS NULL THEN 'queued' ELSE 'running' END,
@@ -347,7 +361,7 @@ export class EngineRepository {
           "leaseExpiresAt" = CASE WHEN s."remainingDeps" <= x.n AND c.dependant IS NOT NULL THEN now() + ($5::int * interval '1 millisecond') ELSE s."leaseExpiresAt" END
         FROM counted x LEFT JOIN chosen c ON c.dependant = x.dependant
         WHERE s.id = x.dependant AND s.id IN (SELECT id FROM locked) AND s.state = 'waiting'
-        RETURNING s.id, s."runId", s."stepId", s.type, s.spec, s.attempt, s.failures, s."maxAttempts", s.state, x.owner,
+        RETURNING s.id, s."runId", s."stepId", s.type, s.spec, s.attempt, s.failures, s."maxAttempts", s.state, COALESCE(c.slot, x.owner) AS owner,
           COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $6::int) AS "timeoutMs"
       ), started AS (
         INSERT INTO attempts ("taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
