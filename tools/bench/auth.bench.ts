@@ -11,7 +11,11 @@
  *   request traced, and 10 % of new traces sampled) beside the same service with tracing off, and
  *   a second untraced process as a control, all loaded at once at the same fixed rate
  *   (BENCH_TRACING_RATE req/s each, default 1,500), in BENCH_TRACING_TRIALS (default 3) trials of
- *   fresh processes; the median trial counts (target: tracing costs under 5 % CPU).
+ *   fresh processes; the median trial counts (target: tracing costs under 5 % CPU);
+ * - the same in one traced process whose span pipeline is switched between off, every request and
+ *   10 % sampled every BENCH_TRACING_WINDOW_MS (default 1,000) for BENCH_TRACING_CYCLES (default
+ *   20) cycles: no difference between processes, and the machine's drift cancels out; the SDK
+ *   stays loaded in every state, so what its presence alone costs is left out.
  * Rate limits are raised for the run through the service's own environment variables.
  */
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
@@ -23,7 +27,8 @@ import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fmt, forkReady, load, opsPerSecond, percentile, post, processCpuMicros } from './lib/load';
+import type { TracingWindow } from './lib/auth-tracing-toggle';
+import { fmt, forkReady, load, median, opsPerSecond, post, processCpuMicros } from './lib/load';
 
 const ROOT = path.join(__dirname, '../..');
 const PORT = Number(process.env.BENCH_AUTH_PORT ?? 3951);
@@ -35,6 +40,9 @@ const ONLY_VALIDATE = process.env.BENCH_ONLY === 'validate';
 const TRACING_TRIALS = Number(process.env.BENCH_TRACING_TRIALS ?? 3);
 /** The request rate each process of the tracing comparison is loaded at. */
 const TRACING_RATE = Number(process.env.BENCH_TRACING_RATE ?? 1500);
+/** The one-process tracing comparison: cycles of three windows (off, every request, 10 % sampled) of this length. */
+const TRACING_CYCLES = Number(process.env.BENCH_TRACING_CYCLES ?? 20);
+const TRACING_WINDOW_MS = Number(process.env.BENCH_TRACING_WINDOW_MS ?? 1000);
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -93,25 +101,70 @@ async function localVerification() {
   return { rawVerify, rawSign, local };
 }
 
+/** The auth service's environment in this benchmark: tracing off unless asked, rate limits raised. */
+function serviceEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    OTEL_SDK_DISABLED: 'true',
+    AUTH_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+    AUTH_ADMIN_USERNAME: ADMIN.username,
+    AUTH_ADMIN_PASSWORD: ADMIN.password,
+    AUTH_LOGIN_RATE_LIMIT: '100000000',
+    AUTH_REFRESH_RATE_LIMIT: '100000000',
+    AUTH_VALIDATE_RATE_LIMIT: '100000000',
+    AUTH_LOCKOUT_THRESHOLD: '100000000',
+  };
+}
+
+/**
+ * Tracing's cost in one process (lib/auth-tracing-toggle.ts): the span pipeline switched between
+ * off, every request and 10 % sampled every TRACING_WINDOW_MS under a steady TRACING_RATE, for
+ * TRACING_CYCLES cycles after one of warm-up; each cycle's cost against its own `off` window, and
+ * the median cycle counts.
+ */
+async function tracingInOneProcess(sinkUrl: string, options: (port: number) => autocannon.Options): Promise<void> {
+  const { child, ready } = await forkReady<{ port: number }>('the traced auth process', path.join(__dirname, 'lib/auth-tracing-toggle.ts'), [], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...serviceEnv(), OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl },
+  });
+  try {
+    const windows = 3 * (TRACING_CYCLES + 1);
+    const measuredWindows = new Promise<TracingWindow[]>((resolve) =>
+      child.once('message', (message) => resolve((message as { windows: TracingWindow[] }).windows)),
+    );
+    const load = autocannon({
+      ...options(ready.port),
+      connections: 32,
+      duration: Math.ceil((windows * TRACING_WINDOW_MS) / 1000) + 1,
+      overallRate: TRACING_RATE,
+    });
+    child.send({ windows, windowMs: TRACING_WINDOW_MS });
+    const [all, result] = await Promise.all([measuredWindows, load]);
+    if (result.non2xx + result.errors > 0) throw new Error('non-2xx answers in the one-process tracing comparison');
+    const perRequest = (window: TracingWindow) => window.cpuMicros / window.requests;
+    const cycles = Array.from({ length: TRACING_CYCLES }, (_, i) => all.slice(3 * (i + 1), 3 * (i + 2)));
+    const states = ['off', 'every request', '10 % sampled'] as const;
+    const cost = (state: number) => median(cycles.map((cycle) => (100 * (perRequest(cycle[state]!) - perRequest(cycle[0]!))) / perRequest(cycle[0]!)));
+    const cpu = (state: number) => median(cycles.map((cycle) => perRequest(cycle[state]!)));
+    console.log(
+      `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s, one process, tracing switched every ${fmt(TRACING_WINDOW_MS)} ms (${TRACING_CYCLES} cycles): ${states
+        .map((state, i) => `${state} ${fmt(cpu(i))} µs CPU/req${i ? ` (tracing costs ${fmt(cost(i), 1)} %)` : ''}`)
+        .join(', ')}, median of cycles (target < 5 %)`,
+    );
+  } finally {
+    child.kill();
+  }
+}
+
 /** The auth service as a child process of its own (`node --import tsx`, so its pid is the service's). */
 async function startService(port = PORT, env: Record<string, string> = {}): Promise<{ pid: number; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/auth/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      OTEL_SDK_DISABLED: 'true',
-      AUTH_PUBLIC_URL: `http://127.0.0.1:${PORT}`,
-      AUTH_ADMIN_USERNAME: ADMIN.username,
-      AUTH_ADMIN_PASSWORD: ADMIN.password,
-      AUTH_LOGIN_RATE_LIMIT: '100000000',
-      AUTH_REFRESH_RATE_LIMIT: '100000000',
-      AUTH_VALIDATE_RATE_LIMIT: '100000000',
-      AUTH_LOCKOUT_THRESHOLD: '100000000',
-      ...env,
-    },
+    env: { ...serviceEnv(), PORT: String(port), ...env },
   });
   for (let i = 0; i < 120; i++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -263,11 +316,6 @@ async function main() {
           `  tracing trial ${t + 1}: ${variants.map((variant, i) => `${variant.name} ${fmt(trial[i]!.cpuPerRequest)} µs${i ? ` (${costOf(trial, i) >= 0 ? '+' : ''}${fmt(costOf(trial, i), 1)} %)` : ''}`).join(', ')}`,
         );
       }
-      const median = (values: number[]) =>
-        percentile(
-          [...values].sort((a, b) => a - b),
-          50,
-        );
       console.log(
         `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s each, tracing off ${fmt(median(trials.map((trial) => trial[0]!.cpuPerRequest)))} µs CPU/req`,
       );
@@ -277,6 +325,7 @@ async function main() {
           `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s each, ${control ? 'a second untraced process' : `tracing ${variants[i]!.name}`}: ${fmt(median(trials.map((trial) => trial[i]!.cpuPerRequest)))} µs CPU/req, ${control ? 'differs by' : 'tracing costs'} ${fmt(median(trials.map((trial) => costOf(trial, i))), 1)} % CPU, median of ${trials.length} trials${control ? ' (the noise floor)' : ' (target < 5 %)'}`,
         );
       }
+      await tracingInOneProcess(sink.url, validateAt);
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the last exports of the stopped processes
       console.log(`  ${sink.exports()} OTLP exports received by the sink`);
     } finally {

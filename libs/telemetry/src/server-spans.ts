@@ -42,6 +42,11 @@ export function useSpanPipeline(next: SpanPipeline | undefined): void {
   w3cFields = fields.every((field) => W3C_FIELDS.has(field)) ? fields : undefined;
 }
 
+/** The pipeline set by startTelemetry, if any: a benchmark pauses tracing and resumes it with it. */
+export function currentSpanPipeline(): SpanPipeline | undefined {
+  return pipeline;
+}
+
 /** Whether a pipeline is set: tracing runs in this process. */
 export function spanPipelineInUse(): boolean {
   return pipeline !== undefined;

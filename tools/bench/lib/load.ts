@@ -16,6 +16,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+export function median(values: number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
 /** A keep-alive JSON POST; resolves with the status and parsed body. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- benchmark responses are read loosely
 export function post(agent: http.Agent, url: URL, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, any> }> {
