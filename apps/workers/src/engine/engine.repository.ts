@@ -241,8 +241,8 @@ export class EngineRepository {
     const { rowCount } = await this.sql.query(
       named(
         'workers_renew_lease',
-        `UPDATE steps SET "leaseExpiresAt" = now() + ($1::int * interval '1 millisecond') WHERE id = $2::uuid AND attempt = $3::int AND state = 'running' AND "leaseOwner" = $4`,
-        [leaseMs, taskId, attempt, workerId],
+        `UPDATE steps SET "leaseExpiresAt" = now() + ($1::int * interval '1 millisecond') WHERE id = $2::uuid AND attempt = $3::int AND state = $5 AND "leaseOwner" = $4`,
+        [leaseMs, taskId, attempt, workerId, 'running'],
       ),
     );
     return rowCount === 1;
