@@ -128,10 +128,19 @@ describe('running DAGs', () => {
     expect((await traceOf(svc, issuer, big.workflow_id)).timeline[0]!.error).toMatch(/^too_large: /);
   });
 
-  it('stores answers holding NUL characters, in values or names (as U+FFFD), and refuses them in requests', async () => {
+  it('stores answers holding NUL characters or lone surrogates, in values or names (as U+FFFD), and refuses NULs in requests', async () => {
     target.handlers.set('/nul', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ text: 'a\u0000b', 'key\u0000': 'in a name too', escaped: '\\u0000 is text' }));
+      res.end(
+        JSON.stringify({
+          text: 'a\u0000b',
+          'key\u0000': 'in a name too',
+          escaped: '\\u0000 is text',
+          slash: '\\\u0000',
+          lone: 'x\ud800',
+          pair: '\ud83d\ude00',
+        }),
+      );
     });
     const run = await startRun(svc, issuer, [
       { id: 'nul', type: 'http', url: `${target.url}/nul` },
@@ -144,6 +153,9 @@ describe('running DAGs', () => {
       text: 'a\ufffdb',
       'key\ufffd': 'in a name too',
       escaped: '\\u0000 is text',
+      slash: '\\\ufffd',
+      lone: 'x\ufffd',
+      pair: '\ud83d\ude00',
     });
     const refused = await request(svc.app)
       .post('/api/v1/workflows')

@@ -63,16 +63,20 @@ export const engineSqlSettings = { plan_cache_mode: 'force_generic_plan', enable
  * bench:workers run).
  */
 
-/** A `\u0000` escape in JSON text: after an even number of backslashes (`\\u0000` is text). */
-const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
 /**
- * JSON for a jsonb column: U+0000, which Postgres refuses, becomes U+FFFD, in names as in values.
- * JSON.stringify writes it as the escape `\u0000`, rewritten only when present (a replacer function
- * would run for every value of every step's output).
+ * The escapes in JSON text of what Postgres' jsonb refuses: U+0000 and a lone surrogate (JSON.stringify
+ * escapes a surrogate only when it is unpaired). Only after an even number of backslashes:
+ * `\\u0000` is text.
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g;
+/**
+ * JSON for a jsonb column: U+0000 and lone surrogates become U+FFFD, in names as in values. The
+ * JSON text is rewritten only when it holds such an escape (a replacer function would run for
+ * every value of every step's output). What JSON cannot hold at all (a function) is stored as null.
  */
 const storableJson = (value: unknown) => {
-  const text = JSON.stringify(value ?? null);
-  return text.includes('\\u0000') ? text.replace(NUL_ESCAPE, '$1\\ufffd') : text;
+  const text = JSON.stringify(value ?? null) ?? 'null';
+  return text.includes('\\u') ? text.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : text;
 };
 /** Text for a text column, without U+0000 and at most 4000 characters. */
 const storableText = (text: string) => text.split('\u0000').join('\ufffd').slice(0, 4000);
