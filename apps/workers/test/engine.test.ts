@@ -128,6 +128,38 @@ describe('batched claims and completions', () => {
     expect(await db.attempt.count({ where: { runId: run.id, state: 'running', workerId: 'eager-worker' } })).toBe(2);
   });
 
+  it('lends no more steps than were spare: of two completions that made none ready, one runs the spare step, across runs too', async () => {
+    const { engine } = handle;
+    const db = svc.infra.db as Db;
+    const step = (id: string, depends_on: string[] = []) => ({ id, type: 'http' as const, url: 'http://127.0.0.1:9/ok', depends_on });
+    const start = async (steps: ReturnType<typeof step>[]) => {
+      const def = await db.definition.create({ data: { name: uniqueName('lend'), version: 1, hash: uniqueName('h'), steps: [] } });
+      return engine.createRun({ definitionId: def.id, name: def.name, version: 1, steps, runInput: {}, traceId: 'd'.repeat(32) });
+    };
+    const first = await start([step('fan'), step('leaf'), step('left', ['fan']), step('right', ['fan'])]);
+    const second = await start([step('solo')]);
+    const claimed = (await engine.claimMany([...first.jobs, ...second.jobs], 'batch-worker', 30_000, 60_000)) as Array<
+      NonNullable<Awaited<ReturnType<typeof engine.claim>>>
+    >;
+    const claim = { workerId: 'eager-worker', leaseMs: 30_000, defaultTimeoutMs: 60_000 };
+    const done = await engine.completeMany(
+      claimed.map((step) => ({ step, output: step.stepId })),
+      claim,
+    );
+    const byStep = new Map(claimed.map((step, i) => [step.stepId, done[i]!]));
+    // fan runs one of its two; the other goes to one of the two slots that made none ready.
+    expect(['left', 'right']).toContain(byStep.get('fan')!.next?.stepId);
+    const lent = [byStep.get('leaf')!, byStep.get('solo')!];
+    expect(lent.filter((result) => result.next !== undefined)).toHaveLength(1);
+    expect(lent.map((result) => result.leaf)).toEqual([true, true]);
+    expect(done.flatMap((result) => result.jobs)).toEqual([]);
+    const running = await db.step.findMany({ where: { runId: first.run.id, stepId: { in: ['left', 'right'] } } });
+    expect(running.map((row) => [row.state, row.leaseOwner])).toEqual([
+      ['running', 'eager-worker'],
+      ['running', 'eager-worker'],
+    ]);
+  });
+
   it('fences out a completion whose attempt no longer holds the step, and ends the run when its last step completes', async () => {
     const { engine } = handle;
     const db = svc.infra.db as Db;
