@@ -95,11 +95,6 @@ export function opsPerSecond(seconds: number, fn: () => void): number {
 
 export const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/**
- * CPU time a process has used so far, in microseconds (user + system, from /proc; Linux only).
- * Read before and after a load round: the difference over the requests served is the CPU per
- * request, which other load on a shared machine hardly moves (unlike requests per second).
- */
 /** A module forked as a child process, once it has sent its first message (what it is ready with); `name` names it if it exits first. */
 export async function forkReady<T>(name: string, modulePath: string, args: string[], options: ForkOptions): Promise<{ child: ChildProcess; ready: T }> {
   const child = fork(modulePath, args, options);
@@ -110,9 +105,17 @@ export async function forkReady<T>(name: string, modulePath: string, args: strin
   return { child, ready };
 }
 
+/**
+ * CPU time a process has used so far, in microseconds (user + system, from /proc; Linux only).
+ * Read before and after a load round: the difference over the requests served is the CPU per
+ * request, which other load on a shared machine hardly moves (unlike requests per second).
+ */
 export function processCpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  return cpuMicrosOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** The CPU time in a /proc/<pid>/stat line: after the command name (which may hold spaces), utime and stime are the 12th and 13th fields. */
+function cpuMicrosOf(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
 }
@@ -129,7 +132,7 @@ export function commandCpuMicros(commands: readonly string[]): Map<number, { com
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (commands.includes(command)) readings.set(Number(entry), { command, micros: processCpuMicros(Number(entry)) });
+      if (commands.includes(command)) readings.set(Number(entry), { command, micros: cpuMicrosOf(stat) });
     } catch {
       // The process ended while the list was read.
     }
