@@ -373,7 +373,7 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
   }
 
   add(span: FinishedServerSpan): void {
-    const attribute = (key: string, value: string | number) => ({ key, value: typeof value === 'string' ? { stringValue: value } : { intValue: value } });
+    const attribute = (key: string, value: AttributeValue) => ({ key, value: jsonAnyValue(value) });
     this.batch.push(
       JSON.stringify({
         traceId: span.traceId,
