@@ -131,22 +131,25 @@ async function tracingInOneProcess(sinkUrl: string, options: (port: number) => a
     env: { ...serviceEnv(), OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl },
   });
   try {
-    const windows = 3 * (TRACING_CYCLES + 1);
     const measuredWindows = new Promise<TracingWindow[]>((resolve) =>
       child.once('message', (message) => resolve((message as { windows: TracingWindow[] }).windows)),
     );
-    const load = autocannon({
-      ...options(ready.port),
-      connections: 32,
-      duration: Math.ceil((windows * TRACING_WINDOW_MS) / 1000) + 1,
-      overallRate: TRACING_RATE,
+    // Loaded until the child has answered its windows.
+    let traffic!: autocannon.Instance;
+    const result = new Promise<autocannon.Result>((resolve, reject) => {
+      traffic = autocannon({ ...options(ready.port), connections: 32, duration: 3600, overallRate: TRACING_RATE }, (error, done) =>
+        error ? reject(error) : resolve(done),
+      );
     });
-    child.send({ windows, windowMs: TRACING_WINDOW_MS });
-    const [all, result] = await Promise.all([measuredWindows, load]);
-    if (result.non2xx + result.errors > 0) throw new Error('non-2xx answers in the one-process tracing comparison');
+    child.send({ cycles: TRACING_CYCLES, windowMs: TRACING_WINDOW_MS });
+    const all = await measuredWindows;
+    traffic.stop();
+    const { non2xx, errors } = await result;
+    if (non2xx + errors > 0) throw new Error('non-2xx answers in the one-process tracing comparison');
     const perRequest = (window: TracingWindow) => window.cpuMicros / window.requests;
-    const cycles = Array.from({ length: TRACING_CYCLES }, (_, i) => all.slice(3 * (i + 1), 3 * (i + 2)));
-    const states = ['off', 'every request', '10 % sampled'] as const;
+    // The child's states, in its order ('off' first); the first cycle was the warm-up.
+    const states = [...new Set(all.map((window) => window.state))];
+    const cycles = Array.from({ length: TRACING_CYCLES }, (_, i) => all.slice(states.length * (i + 1), states.length * (i + 2)));
     const cost = (state: number) => median(cycles.map((cycle) => (100 * (perRequest(cycle[state]!) - perRequest(cycle[0]!))) / perRequest(cycle[0]!)));
     const cpu = (state: number) => median(cycles.map((cycle) => perRequest(cycle[state]!)));
     console.log(

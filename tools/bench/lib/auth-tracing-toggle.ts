@@ -1,5 +1,5 @@
 // The auth service in a process of its own with tracing started, for bench:auth's measure of
-// tracing in one process: on the parent's `measure` message it switches the span pipeline between
+// tracing in one process: on the parent's message it switches the span pipeline between
 // off, every request traced and 10 % of new traces sampled, one state per window, and answers
 // each window's CPU time and requests served. Both states then run the same compiled code on the
 // same heap, and alternating cancels the machine's drift; a comparison of separate processes
@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   const svc = await startService(authService, { env: { PORT: '0' } });
   let requests = 0;
   svc.server.on('request', () => requests++);
-  process.on('message', (message: { windows: number; windowMs: number }) => {
+  // `cycles` of one window per state, after one cycle of warm-up.
+  process.on('message', (message: { cycles: number; windowMs: number }) => {
+    const count = states.length * (message.cycles + 1);
     const windows: TracingWindow[] = [];
     let at = 0;
     let cpu = process.cpuUsage();
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
     const next = () => {
       const used = process.cpuUsage(cpu);
       if (at > 0) windows.push({ state: states[(at - 1) % states.length]![0], cpuMicros: used.user + used.system, requests: requests - served });
-      if (at === message.windows) {
+      if (at === count) {
         useSpanPipeline(every);
         process.send!({ windows });
         return;
