@@ -1,13 +1,16 @@
 import { otlpProtobufAsJson as decodeProtobuf } from './fixtures/otlp-protobuf';
 import { JsonSpanEncoder, ProtobufSpanEncoder, type FinishedServerSpan } from './otlp-encoding';
+import { idWordsOfHex } from './span-ids';
 
+const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+const spanId = '00f067aa0ba902b7';
+const failedPath = `/files/${'ü'.repeat(200)}`;
 const sampled: FinishedServerSpan = {
-  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-  spanId: '00f067aa0ba902b7',
+  ...idWordsOfHex(traceId, spanId),
   startMs: 1795746846025.123,
   endMs: 1795746846027.5,
   method: 'GET',
-  path: '/things/7',
+  target: '/things/7',
   route: '/things/:id',
   statusCode: 200,
   status: 0,
@@ -15,11 +18,11 @@ const sampled: FinishedServerSpan = {
 // A child of a remote caller, with trace state, a long non-ASCII path and a failed response.
 const failed: FinishedServerSpan = {
   ...sampled,
-  spanId: 'a3ce929d0e0e4736',
+  ...idWordsOfHex(traceId, 'a3ce929d0e0e4736'),
   parentSpanId: '00f067aa0ba902b7',
   traceState: 'vendor=opaque',
   method: 'POST',
-  path: `/files/${'ü'.repeat(200)}`,
+  target: `${failedPath}?page=2`,
   route: undefined,
   statusCode: 503,
   status: 2,
@@ -54,8 +57,8 @@ describe('OTLP span encoding', () => {
     const [first, second] = scopeSpans[0].spans;
 
     expect(first).toEqual({
-      traceId: sampled.traceId,
-      spanId: sampled.spanId,
+      traceId,
+      spanId,
       name: 'GET /things/:id',
       kind: 2, // SERVER
       startTimeUnixNano: '1795746846025123000',
@@ -79,7 +82,7 @@ describe('OTLP span encoding', () => {
     expect(second.traceState).toBe('vendor=opaque');
     expect(second.status).toEqual({ code: 2, message: 'upstream down' }); // ERROR
     expect(second.name).toBe('POST /files (renamed)');
-    expect(second.attributes.find((attribute) => attribute.key === 'url.path')?.value.stringValue).toBe(failed.path);
+    expect(second.attributes.find((attribute) => attribute.key === 'url.path')?.value.stringValue).toBe(failedPath);
     expect(second.attributes.map((attribute) => attribute.key)).not.toContain('http.route');
     // The handler's own attributes follow the HTTP ones.
     expect(second.attributes.slice(-2)).toEqual([
@@ -108,7 +111,7 @@ describe('OTLP span encoding', () => {
     expect(decodedResource.attributes).toContainEqual({ key: 'process.pid', value: { intValue: 4242 } });
     expect(scopeSpans[0].scope).toEqual({ name: '@platform/telemetry' });
     const [first, second] = scopeSpans[0].spans;
-    expect(first).toMatchObject({ traceId: sampled.traceId, spanId: sampled.spanId, kind: 2, startTimeUnixNano: '1795746846025123000', flags: 0x101 });
+    expect(first).toMatchObject({ traceId, spanId, kind: 2, startTimeUnixNano: '1795746846025123000', flags: 0x101 });
     expect(first.attributes).toContainEqual({ key: 'http.response.status_code', value: { intValue: 200 } });
     expect(second).toMatchObject({
       name: 'POST /files (renamed)',

@@ -1,17 +1,17 @@
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
+import { hexOfWords, LITTLE_ENDIAN_WORDS, type SpanIdWords } from './span-ids';
 
 /** A request's SERVER span once its response has closed: what an OTLP span of it carries. */
-export interface FinishedServerSpan {
-  traceId: string;
-  spanId: string;
-  /** The caller's span, when the request came with a trace context. */
+export interface FinishedServerSpan extends SpanIdWords {
+  /** The caller's span (hex), when the request came with a trace context. */
   parentSpanId?: string;
   traceState?: string;
   /** Start and end, in milliseconds since the epoch (fractions are kept). */
   startMs: number;
   endMs: number;
   method: string;
-  path: string;
+  /** The request target as it came: its path is url.path (the query is left out). */
+  target: string;
   /** The route matched, which names the span with the method (else the method alone). */
   route?: string;
   /** A name the handler gave the span, instead of the one made from method and route. */
@@ -26,8 +26,8 @@ export interface FinishedServerSpan {
 }
 
 /**
- * Builds OTLP export requests from server spans: a span is encoded when it is added, so a batch
- * waiting for export is bytes rather than objects, and the resource is encoded once.
+ * Builds OTLP export requests from server spans: each span is encoded as it is added, the batch
+ * taken as one encoded piece, and the resource encoded once.
  */
 export interface OtlpSpanEncoder {
   readonly contentType: string;
@@ -51,6 +51,12 @@ const SAMPLED = 1;
 
 function flagsOf(span: FinishedServerSpan): number {
   return SAMPLED | FLAGS_HAS_IS_REMOTE | (span.parentSpanId ? FLAGS_IS_REMOTE : 0);
+}
+
+/** A request target's path: what precedes its query. */
+export function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
 }
 
 /** Milliseconds since the epoch as OTLP/JSON's nanoseconds (microsecond precision, as measured). */
@@ -120,6 +126,32 @@ class ProtoWriter {
     this.pos += length;
   }
 
+  /** An id given as words (span-ids.ts): two for a span id, four for a trace id. */
+  idWords(field: number, w0: number, w1: number, w2?: number, w3?: number): void {
+    this.tag(field, 2);
+    this.varint(w2 === undefined ? 8 : 16);
+    this.room(16);
+    this.word(w0);
+    this.word(w1);
+    if (w2 !== undefined) {
+      this.word(w2);
+      this.word(w3!);
+    }
+  }
+
+  /** A word's four bytes in the order the platform stores them (a Uint8Array keeps each byte's low 8 bits). */
+  private word(w: number): void {
+    const buf = this.buf;
+    const at = this.pos;
+    const first = LITTLE_ENDIAN_WORDS ? 0 : 3;
+    const step = LITTLE_ENDIAN_WORDS ? 1 : -1;
+    buf[at + first] = w;
+    buf[at + first + step] = w >>> 8;
+    buf[at + first + 2 * step] = w >>> 16;
+    buf[at + first + 3 * step] = w >>> 24;
+    this.pos = at + 4;
+  }
+
   bytes(field: number, value: Uint8Array): void {
     this.tag(field, 2);
     this.varint(value.length);
@@ -158,12 +190,30 @@ class ProtoWriter {
     this.pos += bytes.length;
   }
 
-  /** A message written by another writer, with its length. */
-  append(message: ProtoWriter): void {
-    this.varint(message.pos);
-    this.room(message.pos);
-    message.buf.copy(this.buf, this.pos, 0, message.pos);
-    this.pos += message.pos;
+  /**
+   * Room for the length of a message about to be written here, which fillLength(at) writes once
+   * it is known: two bytes, enough for a span under 16 KB (a longer one is moved to fit its length).
+   */
+  reserveLength(): number {
+    this.room(2);
+    this.pos += 2;
+    return this.pos;
+  }
+
+  /** Writes the length of the message written since reserveLength() returned `at`. */
+  fillLength(at: number): void {
+    const length = this.pos - at;
+    if (length < 0x4000) {
+      this.buf[at - 2] = (length & 0x7f) | 0x80;
+      this.buf[at - 1] = length >>> 7;
+      return;
+    }
+    const size = varintSize(length);
+    this.room(size - 2);
+    this.buf.copyWithin(at - 2 + size, at, this.pos);
+    this.pos = at - 2;
+    this.varint(length);
+    this.pos += length;
   }
 
   /** A nested message, written by `write` into a writer of its own. */
@@ -278,8 +328,6 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
   spans = 0;
   /** The batch: each span as a ScopeSpans.spans field. */
   private readonly batch = new ProtoWriter(64 * 1024);
-  /** One span's body, before its length is known. */
-  private readonly span = new ProtoWriter(4 * 1024);
   private resource?: Buffer;
   private readonly scope: Buffer;
 
@@ -290,10 +338,11 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
   }
 
   add(span: FinishedServerSpan): void {
-    const body = this.span;
-    body.pos = 0;
-    body.hex(1, span.traceId);
-    body.hex(2, span.spanId);
+    const body = this.batch;
+    body.tag(2, 2);
+    const start = body.reserveLength();
+    body.idWords(1, span.traceId0, span.traceId1, span.traceId2, span.traceId3);
+    body.idWords(2, span.spanId0, span.spanId1);
     if (span.traceState) body.string(3, span.traceState);
     if (span.parentSpanId) body.hex(4, span.parentSpanId);
     if (span.name !== undefined) body.string(5, span.name);
@@ -303,7 +352,7 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     body.timestamp(7, span.startMs);
     body.timestamp(8, span.endMs);
     writeStringAttribute(body, METHOD, span.method);
-    writeStringAttribute(body, PATH, span.path);
+    writeStringAttribute(body, PATH, pathOf(span.target));
     body.raw(SCHEME_HTTP);
     if (span.route) writeStringAttribute(body, ROUTE, span.route);
     writeIntAttribute(body, STATUS_CODE, span.statusCode);
@@ -316,14 +365,13 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
       });
     }
     body.fixed32(16, flagsOf(span));
-    this.batch.tag(2, 2);
-    this.batch.append(body);
+    body.fillLength(start);
     this.spans++;
   }
 
   /** The name, `${method} ${route}` or the method alone, written from its parts. */
   private writeName(span: FinishedServerSpan): void {
-    const body = this.span;
+    const body = this.batch;
     const methodBytes = utf8Length(span.method);
     const routeBytes = span.route ? utf8Length(span.route) : 0;
     body.tag(5, 2);
@@ -376,8 +424,8 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
     const attribute = (key: string, value: AttributeValue) => ({ key, value: jsonAnyValue(value) });
     this.batch.push(
       JSON.stringify({
-        traceId: span.traceId,
-        spanId: span.spanId,
+        traceId: hexOfWords(span.traceId0, span.traceId1, span.traceId2, span.traceId3),
+        spanId: hexOfWords(span.spanId0, span.spanId1),
         traceState: span.traceState,
         parentSpanId: span.parentSpanId,
         name: span.name ?? (span.route ? `${span.method} ${span.route}` : span.method),
@@ -386,7 +434,7 @@ export class JsonSpanEncoder implements OtlpSpanEncoder {
         endTimeUnixNano: nanos(span.endMs),
         attributes: [
           attribute('http.request.method', span.method),
-          attribute('url.path', span.path),
+          attribute('url.path', pathOf(span.target)),
           attribute('url.scheme', 'http'),
           ...(span.route ? [attribute('http.route', span.route)] : []),
           attribute('http.response.status_code', span.statusCode),

@@ -2,7 +2,7 @@ import { createContextKey, ROOT_CONTEXT, trace, type Context, type ContextManage
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { ServerSpan, spanPipelineInUse, type ServedRequestTrace } from './server-spans';
+import { ServerSpan, spanPipelineInUse } from './server-spans';
 
 /**
  * The one store of every request's context, tracing on or off: the SDK is given this manager, so
@@ -19,16 +19,16 @@ export function requestContextManager(): ContextManager {
 const REQUEST_ID_KEY = createContextKey('@platform/telemetry request id');
 
 /**
- * A served request's context: its id and its span context as plain fields. It becomes an
- * OpenTelemetry context (the caller's, with the request's span and id set) only when asked for
- * anything else, as an outgoing call's instrumentation does; most requests never are.
+ * A served request's context: its id and its span as plain fields. It becomes an OpenTelemetry
+ * context (the caller's, with the request's span and id set) only when asked for anything else,
+ * as an outgoing call's instrumentation does; most requests never are.
  */
 class RequestContext implements Context {
   private otel?: Context;
 
   constructor(
     readonly requestId: string,
-    private readonly served?: ServedRequestTrace,
+    private readonly span?: ServerSpan,
   ) {}
 
   getValue(key: symbol): unknown {
@@ -45,10 +45,10 @@ class RequestContext implements Context {
 
   private asOtel(): Context {
     if (!this.otel) {
-      const served = this.served;
-      const withId = (served?.parent ?? ROOT_CONTEXT).setValue(REQUEST_ID_KEY, this.requestId);
-      // The recording server span when sampled; else its context alone, which callees continue.
-      this.otel = served ? trace.setSpan(withId, served.span ?? trace.wrapSpanContext(served.spanContext)) : withId;
+      const span = this.span;
+      const withId = (span?.parent ?? ROOT_CONTEXT).setValue(REQUEST_ID_KEY, this.requestId);
+      // A sampled span records; an unsampled one is its context alone, which callees continue.
+      this.otel = span ? trace.setSpan(withId, span) : withId;
     }
     return this.otel;
   }
@@ -80,14 +80,12 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', requestId);
   (req as Request & { id: string }).id = requestId;
-  const served = spanPipelineInUse() && !UNTRACED_PATHS.test(req.url) ? ServerSpan.start(req.method, req.url, req.headers) : undefined;
-  if (!served) return contextManager.with(new RequestContext(requestId), next);
-  const { span } = served;
-  if (span) {
+  const span = spanPipelineInUse() && !UNTRACED_PATHS.test(req.url) ? ServerSpan.start(req.method, req.url, req.headers) : undefined;
+  if (span?.isRecording()) {
     res.on('close', () => {
       if (req.route?.path) span.route = `${req.baseUrl}${req.route.path}`;
       span.finish(res.statusCode, res.writableFinished);
     });
   }
-  contextManager.with(new RequestContext(requestId, served), next);
+  contextManager.with(new RequestContext(requestId, span), next);
 }

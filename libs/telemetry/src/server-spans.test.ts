@@ -1,7 +1,8 @@
 import { propagation, ROOT_CONTEXT, SpanStatusCode, trace, type TextMapPropagator } from '@opentelemetry/api';
 import { tracing } from '@opentelemetry/sdk-node';
 import { randomBytes } from 'node:crypto';
-import type { FinishedServerSpan } from './otlp-encoding';
+import { otlpProtobufAsJson } from './fixtures/otlp-protobuf';
+import { ProtobufSpanEncoder, type FinishedServerSpan } from './otlp-encoding';
 import { samplingFromEnv, ServerSpan, useSpanPipeline } from './server-spans';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -30,22 +31,22 @@ describe('server spans', () => {
     propagation.setGlobalPropagator(readsMoreThanItWrites);
     useSpanPipeline({ ...samplingFromEnv({ OTEL_TRACES_SAMPLER: 'always_on' }), record: (span) => recorded.push(span) });
     const served = ServerSpan.start('GET', '/x', { 'x-trace': traceId })!;
-    expect(served.spanContext.traceId).toBe(traceId);
-    expect(served.span!.parentSpanId).toBe(callerSpanId);
+    expect(served.spanContext().traceId).toBe(traceId);
+    expect(served.parentSpanId).toBe(callerSpanId);
   });
 
   it('starts a new trace, with fresh ids, when no trace context came', () => {
     const first = ServerSpan.start('GET', '/x?q=1', {})!;
     const second = ServerSpan.start('GET', '/x', {})!;
     expect(first.parent).toBe(ROOT_CONTEXT);
-    expect(first.spanContext.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(first.spanContext.spanId).toMatch(/^[0-9a-f]{16}$/);
-    expect(second.spanContext.traceId).not.toBe(first.spanContext.traceId);
-    expect(first.span!.path).toBe('/x');
+    expect(first.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.spanContext().spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(second.spanContext().traceId).not.toBe(first.spanContext().traceId);
+    expect(first.path).toBe('/x');
   });
 
   it("is the handler's span while the request is served: attributes, status and name; the response's close ends it", () => {
-    const { span } = ServerSpan.start('POST', '/files', {})!;
+    const span = ServerSpan.start('POST', '/files', {});
     span!.setAttribute('file.count', 3).setAttributes({ 'file.kind': 'image' }).setStatus({ code: SpanStatusCode.ERROR, message: 'bad file' });
     span!.updateName('upload');
     span!.end(); // ends nothing: the response does
@@ -66,9 +67,9 @@ describe('server spans', () => {
   });
 
   it('marks a 5xx or an unfinished response an error', () => {
-    ServerSpan.start('GET', '/a', {})!.span!.finish(503, true);
-    ServerSpan.start('GET', '/b', {})!.span!.finish(200, false);
-    ServerSpan.start('GET', '/c', {})!.span!.finish(404, true);
+    ServerSpan.start('GET', '/a', {})!.finish(503, true);
+    ServerSpan.start('GET', '/b', {})!.finish(200, false);
+    ServerSpan.start('GET', '/c', {})!.finish(404, true);
     expect(recorded.map((span) => span.status)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
   });
 
@@ -90,6 +91,27 @@ describe('server spans', () => {
       if (expected) kept++;
     }
     if (arg) expect(kept / 5000).toBeGreaterThan(Number(arg) * 0.8);
+  });
+
+  it("samples a new trace as the sampler would from the id it carries, and exports that id's bytes", () => {
+    const sampling = samplingFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
+    useSpanPipeline({ ...sampling, record: (span) => recorded.push(span) });
+    const spans = Array.from({ length: 400 }, () => ServerSpan.start('GET', '/x', {})!);
+    for (const span of spans) {
+      const { traceId, traceFlags } = span.spanContext();
+      const expected = sampling.sampler.shouldSample(ROOT_CONTEXT, traceId, 'GET', 1, {}, []).decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
+      expect(span.isRecording()).toBe(expected);
+      expect(traceFlags).toBe(expected ? 1 : 0);
+      span.finish(200, true);
+    }
+    expect(recorded.length).toBeGreaterThan(100);
+    const encoder = new ProtobufSpanEncoder('test');
+    for (const span of recorded) encoder.add(span);
+    const exported = otlpProtobufAsJson(Buffer.from(encoder.request({}, encoder.takeBatch()))).resourceSpans[0].scopeSpans[0].spans;
+    const sampledIds = spans.filter((span) => span.spanContext().traceFlags === 1).map((span) => span.spanContext());
+    expect(exported.map((span: { traceId: string; spanId: string }) => ({ traceId: span.traceId, spanId: span.spanId }))).toEqual(
+      sampledIds.map(({ traceId, spanId }) => ({ traceId, spanId })),
+    );
   });
 
   it('makes no span when tracing does not run', () => {

@@ -12,11 +12,12 @@ import {
   type Span,
   type SpanContext,
   type SpanStatus,
+  type TraceState,
 } from '@opentelemetry/api';
 import { tracing } from '@opentelemetry/sdk-node';
-import { randomFillSync } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FinishedServerSpan } from './otlp-encoding';
+import { pathOf, type FinishedServerSpan } from './otlp-encoding';
+import { drawIdWords, hexOfWords, idPool, idPoolBytes, wordsOfHex } from './span-ids';
 
 /** What the server spans are made with: the SDK's sampler, and where finished spans go. */
 export interface SpanPipeline {
@@ -89,42 +90,17 @@ function isZero(id: Buffer, at: number): boolean {
   return true;
 }
 
-/** Random ids from a pool refilled from the system's CSPRNG, one call per few hundred spans. */
-const idPool = Buffer.allocUnsafe(16 * 1024);
-let idOffset = idPool.length;
-/** The offset in idPool of `bytes` fresh random bytes, valid until the next draw. */
-function drawIds(bytes: number): number {
-  if (idOffset + bytes > idPool.length) {
-    randomFillSync(idPool);
-    idOffset = 0;
-  }
-  idOffset += bytes;
-  return idOffset - bytes;
-}
-
-function randomHex(bytes: number): string {
-  const at = drawIds(bytes);
-  return idPool.toString('hex', at, at + bytes);
-}
-
 const NO_ATTRIBUTES = {};
 const RECORD_AND_SAMPLED = tracing.SamplingDecision.RECORD_AND_SAMPLED; // read once: the SDK exports it through a getter
 /** performance.timeOrigin, read once: each read is a call into the runtime. */
 const TIME_ORIGIN = performance.timeOrigin;
 
-/** A request's place in its trace: the context it is served in, and its span if the sampler kept it. */
-export interface ServedRequestTrace {
-  /** The caller's context (a new trace: the root context). */
-  parent: Context;
-  /** The request's own span context, which its outgoing calls continue, sampled or not. */
-  spanContext: SpanContext;
-  span?: ServerSpan;
-}
-
 /**
- * A request's SERVER span, made without the SDK's span objects: the sampler decides first, and a
- * request it leaves out costs only its ids. A sampled one is timed, and once its response has
- * closed it goes to the pipeline (encoded for export there), batched apart from the SDK's spans.
+ * A traced request's SERVER span, made without the SDK's span objects: one object per request,
+ * whose ids stay words (span-ids.ts) until asked for. The sampler decides first; a request it
+ * leaves out is only its context (not recording), which its outgoing calls continue. A sampled
+ * one is timed, and once its response has closed it goes to the pipeline, which encodes and
+ * exports it with others, apart from the SDK's spans.
  *
  * While the request is served it is the active span (`trace.getActiveSpan()`): a handler may set
  * attributes, the status or the name. The response's close ends it, so `end()` does nothing;
@@ -134,53 +110,65 @@ export class ServerSpan implements FinishedServerSpan, Span {
   route?: string;
   name?: string;
   attributes?: Attributes;
-  readonly traceId: string;
-  readonly spanId: string;
+  /** The caller's trace state, serialized as the span ends. */
   traceState?: string;
-  readonly startMs = TIME_ORIGIN + performance.now();
+  readonly startMs: number;
   endMs = 0;
   statusCode = 0;
   status: SpanStatusCode = SpanStatusCode.UNSET;
   statusMessage?: string;
-  readonly path: string;
-  private finished = false;
+  private recording: boolean;
+  private context?: SpanContext;
 
   private constructor(
+    /** The caller's context (a new trace: the root context). */
+    readonly parent: Context,
+    readonly traceId0: number,
+    readonly traceId1: number,
+    readonly traceId2: number,
+    readonly traceId3: number,
+    readonly spanId0: number,
+    readonly spanId1: number,
+    private readonly sampled: boolean,
     readonly method: string,
-    url: string,
-    private readonly context: SpanContext,
-    readonly parentSpanId: string | undefined,
+    readonly target: string,
+    readonly parentSpanId?: string,
+    private readonly incomingTraceState?: TraceState,
   ) {
-    this.traceId = context.traceId;
-    this.spanId = context.spanId;
-    const query = url.indexOf('?');
-    this.path = query < 0 ? url : url.slice(0, query);
+    this.recording = sampled;
+    this.startMs = sampled ? TIME_ORIGIN + performance.now() : 0;
   }
 
-  /** The trace of a request arriving with `headers`; undefined when tracing does not run. */
-  static start(method: string, url: string, headers: IncomingHttpHeaders): ServedRequestTrace | undefined {
+  /** The span of a request arriving with `headers`; undefined when tracing does not run. */
+  static start(method: string, url: string, headers: IncomingHttpHeaders): ServerSpan | undefined {
     if (!pipeline) return undefined;
     const carried = w3cFields ? w3cFields.some((field) => headers[field] !== undefined) : true;
     const parent = carried ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
-    let spanContext: SpanContext;
-    let remote: SpanContext | undefined;
-    if (parent !== ROOT_CONTEXT) {
-      // A caller's context (or baggage) came: the sampler decides, with all it may look at.
-      const parentSpan = trace.getSpanContext(parent);
-      remote = parentSpan && isSpanContextValid(parentSpan) ? parentSpan : undefined;
-      const traceId = remote?.traceId ?? randomHex(16);
-      const decision = pipeline.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
-      const traceFlags = decision.decision === RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
-      spanContext = { traceId, spanId: randomHex(8), traceFlags, traceState: decision.traceState ?? remote?.traceState };
-    } else {
+    if (parent === ROOT_CONTEXT) {
       // A new trace: both ids from one draw, and the decision from the trace id's bytes.
-      const at = drawIds(24);
-      const ids = idPool.toString('hex', at, at + 24);
-      const traceFlags = pipeline.sampleNewTrace(idPool, at) ? TraceFlags.SAMPLED : TraceFlags.NONE;
-      spanContext = { traceId: ids.slice(0, 32), spanId: ids.slice(32), traceFlags };
+      const at = drawIdWords(6);
+      const sampled = pipeline.sampleNewTrace(idPoolBytes, 4 * at);
+      return new ServerSpan(parent, idPool[at]!, idPool[at + 1]!, idPool[at + 2]!, idPool[at + 3]!, idPool[at + 4]!, idPool[at + 5]!, sampled, method, url);
     }
-    if (spanContext.traceFlags !== TraceFlags.SAMPLED) return { parent, spanContext };
-    return { parent, spanContext, span: new ServerSpan(method, url, spanContext, remote?.spanId) };
+    return ServerSpan.continued(parent, method, url);
+  }
+
+  /** A request that came with a caller's context (or baggage): the sampler decides, with all it may look at. */
+  private static continued(parent: Context, method: string, url: string): ServerSpan {
+    const caller = trace.getSpanContext(parent);
+    const remote = caller && isSpanContextValid(caller) ? caller : undefined;
+    const at = drawIdWords(6);
+    const traceId = remote?.traceId ?? hexOfWords(idPool[at]!, idPool[at + 1]!, idPool[at + 2]!, idPool[at + 3]!);
+    const decision = pipeline!.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
+    const [t0, t1, t2, t3] = wordsOfHex(traceId);
+    const sampled = decision.decision === RECORD_AND_SAMPLED;
+    const state = decision.traceState ?? remote?.traceState;
+    return new ServerSpan(parent, t0!, t1!, t2!, t3!, idPool[at + 4]!, idPool[at + 5]!, sampled, method, url, remote?.spanId, state);
+  }
+
+  /** The path served: the request target without its query. */
+  get path(): string {
+    return pathOf(this.target);
   }
 
   /**
@@ -188,20 +176,26 @@ export class ServerSpan implements FinishedServerSpan, Span {
    * the handler said so), and records it for export.
    */
   finish(statusCode: number, completed: boolean): void {
-    this.finished = true;
+    if (!this.recording) return;
+    this.recording = false;
     this.endMs = TIME_ORIGIN + performance.now();
     this.statusCode = statusCode;
     if (statusCode >= 500 || !completed) this.status = SpanStatusCode.ERROR;
-    this.traceState = this.context.traceState?.serialize() || undefined;
+    this.traceState = this.incomingTraceState?.serialize() || undefined;
     pipeline?.record(this);
   }
 
   // The OpenTelemetry Span a handler sees.
   spanContext(): SpanContext {
-    return this.context;
+    return (this.context ??= {
+      traceId: hexOfWords(this.traceId0, this.traceId1, this.traceId2, this.traceId3),
+      spanId: hexOfWords(this.spanId0, this.spanId1),
+      traceFlags: this.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+      traceState: this.incomingTraceState,
+    });
   }
   setAttribute(key: string, value: AttributeValue): this {
-    if (!this.finished) (this.attributes ??= {})[key] = value;
+    if (this.recording) (this.attributes ??= {})[key] = value;
     return this;
   }
   setAttributes(attributes: Attributes): this {
@@ -209,18 +203,18 @@ export class ServerSpan implements FinishedServerSpan, Span {
     return this;
   }
   setStatus(status: SpanStatus): this {
-    if (!this.finished && this.status !== SpanStatusCode.OK) {
+    if (this.recording && this.status !== SpanStatusCode.OK) {
       this.status = status.code;
       this.statusMessage = status.code === SpanStatusCode.ERROR ? status.message : undefined;
     }
     return this;
   }
   updateName(name: string): this {
-    if (!this.finished) this.name = name;
+    if (this.recording) this.name = name;
     return this;
   }
   isRecording(): boolean {
-    return !this.finished;
+    return this.recording;
   }
   addEvent(): this {
     return this;
