@@ -102,6 +102,41 @@ describe('OTLP span encoding', () => {
     expect(decodedResource.attributes[0]).toEqual({ key: 'service.name', value: { stringValue: 'auth' } });
   });
 
+  it('names and attributes every span by its own method, route and status, however many routes repeat or differ', () => {
+    const encoder = new ProtobufSpanEncoder('@platform/telemetry');
+    // Repeats of a route with other methods and statuses, a renamed span, no route; then more
+    // distinct routes than the encoder keeps encoded pieces for.
+    const cases: Array<Pick<FinishedServerSpan, 'method' | 'route' | 'statusCode' | 'name'>> = [
+      { method: 'GET', route: '/things/:id', statusCode: 200 },
+      { method: 'GET', route: '/things/:id', statusCode: 404 },
+      { method: 'DELETE', route: '/things/:id', statusCode: 204 },
+      { method: 'GET', route: '/things/:id', statusCode: 200, name: 'renamed' },
+      { method: 'GET', route: undefined, statusCode: 404 },
+      { method: 'GET', route: '/things/:id', statusCode: 200 },
+      ...Array.from({ length: 1100 }, (_, i) => ({ method: 'PUT', route: `/mounted/${i}/things`, statusCode: 200 + (i % 3) })),
+    ];
+    for (const [i, span] of cases.entries()) encoder.add({ ...sampled, ...span, target: `/things/${i}?q=1` });
+    const spans = decodeProtobuf(Buffer.from(encoder.request(resource, encoder.takeBatch()))).resourceSpans[0].scopeSpans[0].spans;
+    expect(spans).toHaveLength(cases.length);
+    const attribute = (span: (typeof spans)[number], key: string) => span.attributes.find((kv: { key: string }) => kv.key === key)?.value;
+    for (const [i, span] of spans.entries()) {
+      const expected = cases[i]!;
+      expect(span.name).toBe(expected.name ?? (expected.route ? `${expected.method} ${expected.route}` : expected.method));
+      expect(span.kind).toBe(2);
+      expect(span.attributes.map((kv: { key: string }) => kv.key)).toEqual([
+        'http.request.method',
+        'url.path',
+        'url.scheme',
+        ...(expected.route ? ['http.route'] : []),
+        'http.response.status_code',
+      ]);
+      expect(attribute(span, 'http.request.method')).toEqual({ stringValue: expected.method });
+      expect(attribute(span, 'url.path')).toEqual({ stringValue: `/things/${i}` });
+      expect(attribute(span, 'http.route')).toEqual(expected.route ? { stringValue: expected.route } : undefined);
+      expect(attribute(span, 'http.response.status_code')).toEqual({ intValue: String(expected.statusCode) });
+    }
+  });
+
   it('writes the same spans as OTLP/JSON', () => {
     const encoder = new JsonSpanEncoder('@platform/telemetry');
     encoder.add(sampled);

@@ -262,22 +262,23 @@ function writeAttributes(writer: ProtoWriter, field: number, attributes: Attribu
   }
 }
 
+/** What `write` writes, as bytes of its own. */
+function encoded(write: (writer: ProtoWriter) => void): Buffer {
+  const writer = new ProtoWriter();
+  write(writer);
+  return writer.take();
+}
+
 /** An attribute key as KeyValue's first field (key = 1), encoded once. */
 function encodedKey(key: string): Buffer {
-  const writer = new ProtoWriter();
-  writer.string(1, key);
-  return writer.take();
+  return encoded((writer) => writer.string(1, key));
 }
 const METHOD = encodedKey('http.request.method');
 const PATH = encodedKey('url.path');
 const ROUTE = encodedKey('http.route');
 const STATUS_CODE = encodedKey('http.response.status_code');
 /** url.scheme = "http": the whole attribute (Span.attributes = 9), encoded once. */
-const SCHEME_HTTP = (() => {
-  const writer = new ProtoWriter();
-  writeStringAttribute(writer, encodedKey('url.scheme'), 'http');
-  return writer.take();
-})();
+const SCHEME_HTTP = encoded((writer) => writeStringAttribute(writer, encodedKey('url.scheme'), 'http'));
 
 /**
  * A string attribute of a span (Span.attributes = 9), written without a nested writer: its sizes
@@ -322,19 +323,62 @@ function varintSize(value: number): number {
   return size;
 }
 
+/**
+ * What spans of one method and route share, encoded once: a service serves few routes, and a
+ * span then costs a copy of these bytes instead of encoding each string again.
+ */
+interface RoutePieces {
+  /** Span.name (`${method} ${route}`, or the method alone) and Span.kind. */
+  head: Buffer;
+  /** The http.request.method attribute. */
+  method: Buffer;
+  /** By status code: the url.scheme, http.route and http.response.status_code attributes. */
+  tails: Buffer[];
+}
+/** Bounds on what is cached, should routes hold values (a router mounted at a path with parameters). */
+const MAX_CACHED_METHODS = 64;
+const MAX_CACHED_ROUTES = 1024;
+
+function writeKind(writer: ProtoWriter): void {
+  writer.tag(6, 0);
+  writer.varint(SERVER);
+}
+
+/** The name, `${method} ${route}` or the method alone, written from its parts, and the kind. */
+function writeHead(writer: ProtoWriter, method: string, route: string | undefined): void {
+  const methodBytes = utf8Length(method);
+  const routeBytes = route ? utf8Length(route) : 0;
+  writer.tag(5, 2);
+  writer.varint(route ? methodBytes + 1 + routeBytes : methodBytes);
+  writer.text(method, methodBytes);
+  if (route) {
+    writer.text(' ', 1);
+    writer.text(route, routeBytes);
+  }
+  writeKind(writer);
+}
+
+/** The attributes after url.path: url.scheme, http.route if any, http.response.status_code. */
+function writeTail(writer: ProtoWriter, route: string | undefined, statusCode: number): void {
+  writer.raw(SCHEME_HTTP);
+  if (route) writeStringAttribute(writer, ROUTE, route);
+  writeIntAttribute(writer, STATUS_CODE, statusCode);
+}
+
 /** OTLP/HTTP protobuf: ExportTraceServiceRequest { resource_spans = 1 { resource = 1; scope_spans = 2 { scope = 1; spans = 2 } } }. */
 export class ProtobufSpanEncoder implements OtlpSpanEncoder {
   readonly contentType = 'application/x-protobuf';
   spans = 0;
   /** The batch: each span as a ScopeSpans.spans field. */
   private readonly batch = new ProtoWriter(64 * 1024);
+  /** Pieces of spans by method, then route (an empty one for spans without). */
+  private readonly routes = new Map<string, Map<string, RoutePieces>>();
+  private cachedRoutes = 0;
   private resource?: Buffer;
   private readonly scope: Buffer;
 
   constructor(scopeName: string) {
-    const scope = new ProtoWriter();
-    scope.string(1, scopeName);
-    this.scope = scope.take();
+    this.scope = encoded((scope) => scope.string(1, scopeName));
   }
 
   add(span: FinishedServerSpan): void {
@@ -345,17 +389,20 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     body.idWords(2, span.spanId0, span.spanId1);
     if (span.traceState) body.string(3, span.traceState);
     if (span.parentSpanId) body.hex(4, span.parentSpanId);
-    if (span.name !== undefined) body.string(5, span.name);
-    else this.writeName(span);
-    body.tag(6, 0);
-    body.varint(SERVER);
+    const pieces = this.piecesOf(span.method, span.route ?? '');
+    if (span.name !== undefined) {
+      body.string(5, span.name);
+      writeKind(body);
+    } else if (pieces) body.raw(pieces.head);
+    else writeHead(body, span.method, span.route);
     body.timestamp(7, span.startMs);
     body.timestamp(8, span.endMs);
-    writeStringAttribute(body, METHOD, span.method);
+    if (pieces) body.raw(pieces.method);
+    else writeStringAttribute(body, METHOD, span.method);
     writeStringAttribute(body, PATH, pathOf(span.target));
-    body.raw(SCHEME_HTTP);
-    if (span.route) writeStringAttribute(body, ROUTE, span.route);
-    writeIntAttribute(body, STATUS_CODE, span.statusCode);
+    if (pieces && span.statusCode >= 0 && span.statusCode < 1000) {
+      body.raw((pieces.tails[span.statusCode] ??= encoded((writer) => writeTail(writer, span.route, span.statusCode))));
+    } else writeTail(body, span.route, span.statusCode);
     if (span.attributes) writeAttributes(body, 9, span.attributes);
     if (span.status !== 0) {
       body.message(15, (status) => {
@@ -369,18 +416,24 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     this.spans++;
   }
 
-  /** The name, `${method} ${route}` or the method alone, written from its parts. */
-  private writeName(span: FinishedServerSpan): void {
-    const body = this.batch;
-    const methodBytes = utf8Length(span.method);
-    const routeBytes = span.route ? utf8Length(span.route) : 0;
-    body.tag(5, 2);
-    body.varint(span.route ? methodBytes + 1 + routeBytes : methodBytes);
-    body.text(span.method, methodBytes);
-    if (span.route) {
-      body.text(' ', 1);
-      body.text(span.route, routeBytes);
+  /** The pieces of spans with this method and route, encoded once; none once the cache is full. */
+  private piecesOf(method: string, route: string): RoutePieces | undefined {
+    let byRoute = this.routes.get(method);
+    if (!byRoute) {
+      if (this.routes.size >= MAX_CACHED_METHODS) return undefined;
+      this.routes.set(method, (byRoute = new Map()));
     }
+    let pieces = byRoute.get(route);
+    if (!pieces && this.cachedRoutes < MAX_CACHED_ROUTES) {
+      pieces = {
+        head: encoded((writer) => writeHead(writer, method, route || undefined)),
+        method: encoded((writer) => writeStringAttribute(writer, METHOD, method)),
+        tails: [],
+      };
+      byRoute.set(route, pieces);
+      this.cachedRoutes++;
+    }
+    return pieces;
   }
 
   takeBatch(): Buffer {
@@ -404,9 +457,7 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
 }
 
 function encodeResource(attributes: Attributes): Buffer {
-  const resource = new ProtoWriter();
-  writeAttributes(resource, 1, attributes);
-  return resource.take();
+  return encoded((resource) => writeAttributes(resource, 1, attributes));
 }
 
 /** OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): ids in hex, 64-bit integers as strings. */
