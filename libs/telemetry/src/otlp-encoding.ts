@@ -139,17 +139,9 @@ class ProtoWriter {
     }
   }
 
-  /** A word's four bytes in the order the platform stores them (a Uint8Array keeps each byte's low 8 bits). */
+  /** A word's four bytes in the order the platform stores them. */
   private word(w: number): void {
-    const buf = this.buf;
-    const at = this.pos;
-    const first = LITTLE_ENDIAN_WORDS ? 0 : 3;
-    const step = LITTLE_ENDIAN_WORDS ? 1 : -1;
-    buf[at + first] = w;
-    buf[at + first + step] = w >>> 8;
-    buf[at + first + 2 * step] = w >>> 16;
-    buf[at + first + 3 * step] = w >>> 24;
-    this.pos = at + 4;
+    this.pos = LITTLE_ENDIAN_WORDS ? this.buf.writeInt32LE(w, this.pos) : this.buf.writeInt32BE(w, this.pos);
   }
 
   bytes(field: number, value: Uint8Array): void {
@@ -192,7 +184,8 @@ class ProtoWriter {
 
   /**
    * Room for the length of a message about to be written here, which fillLength(at) writes once
-   * it is known: two bytes, enough for a span under 16 KB (a longer one is moved to fit its length).
+   * it is known: two bytes, enough for a span under 16 KB (a longer one is moved to fit its length;
+   * a length under 128 takes the two bytes too, a padded varint that protobuf readers accept).
    */
   reserveLength(): number {
     this.room(2);
