@@ -1,9 +1,10 @@
 import { propagation, ROOT_CONTEXT, SpanStatusCode, trace, type TextMapPropagator } from '@opentelemetry/api';
-import { tracing } from '@opentelemetry/sdk-node';
+import { core, tracing } from '@opentelemetry/sdk-node';
 import { randomBytes } from 'node:crypto';
 import { otlpProtobufAsJson } from './fixtures/otlp-protobuf';
 import { ProtobufSpanEncoder, type FinishedServerSpan } from './otlp-encoding';
 import { samplingFromEnv, ServerSpan, useSpanPipeline } from './server-spans';
+import { hexOfWords } from './span-ids';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const callerSpanId = '00f067aa0ba902b7';
@@ -33,6 +34,26 @@ describe('server spans', () => {
     const served = ServerSpan.start('GET', '/x', { 'x-trace': traceId })!;
     expect(served.spanContext().traceId).toBe(traceId);
     expect(served.parentSpanId).toBe(callerSpanId);
+  });
+
+  it('starts a new trace when only baggage came, and samples it by the id it carries', () => {
+    propagation.setGlobalPropagator(new core.W3CBaggagePropagator());
+    const sampling = samplingFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
+    useSpanPipeline({ ...sampling, record: (span) => recorded.push(span) });
+    const spans = Array.from({ length: 200 }, () => ServerSpan.start('GET', '/x', { baggage: 'tenant=acme' })!);
+    for (const span of spans) {
+      expect(propagation.getBaggage(span.parent)?.getEntry('tenant')?.value).toBe('acme');
+      expect(span.parentSpanId).toBeUndefined();
+      const { traceId } = span.spanContext();
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      const expected = sampling.sampler.shouldSample(ROOT_CONTEXT, traceId, 'GET', 1, {}, []).decision === tracing.SamplingDecision.RECORD_AND_SAMPLED;
+      expect(span.isRecording()).toBe(expected);
+      span.finish(200, true);
+    }
+    expect(recorded.length).toBeGreaterThan(50);
+    expect(recorded.map((span) => hexOfWords(span.traceId0, span.traceId1, span.traceId2, span.traceId3))).toEqual(
+      spans.filter((span) => span.spanContext().traceFlags === 1).map((span) => span.spanContext().traceId),
+    );
   });
 
   it('starts a new trace, with fresh ids, when no trace context came', () => {

@@ -158,9 +158,10 @@ export class ServerSpan implements FinishedServerSpan, Span {
     const caller = trace.getSpanContext(parent);
     const remote = caller && isSpanContextValid(caller) ? caller : undefined;
     const at = drawIdWords(6);
-    const traceId = remote?.traceId ?? hexOfWords(idPool[at]!, idPool[at + 1]!, idPool[at + 2]!, idPool[at + 3]!);
+    // The caller's trace id, else a new one from the pool; the sampler is given it in hex.
+    const [t0, t1, t2, t3] = remote ? wordsOfHex(remote.traceId) : idPool.subarray(at, at + 4);
+    const traceId = remote?.traceId ?? hexOfWords(t0!, t1!, t2!, t3!);
     const decision = pipeline!.sampler.shouldSample(parent, traceId, method, SpanKind.SERVER, NO_ATTRIBUTES, []);
-    const [t0, t1, t2, t3] = wordsOfHex(traceId);
     const sampled = decision.decision === RECORD_AND_SAMPLED;
     const state = decision.traceState ?? remote?.traceState;
     return new ServerSpan(parent, t0!, t1!, t2!, t3!, idPool[at + 4]!, idPool[at + 5]!, sampled, method, url, remote?.spanId, state);
