@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { otlpProtobufAsJson as decodeProtobuf } from './fixtures/otlp-protobuf';
 import { JsonSpanEncoder, ProtobufSpanEncoder, type FinishedServerSpan } from './otlp-encoding';
-import { idWordsOfHex } from './span-ids';
+import { hexOfWords, idWordsOfHex } from './span-ids';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const spanId = '00f067aa0ba902b7';
@@ -135,6 +136,54 @@ describe('OTLP span encoding', () => {
       expect(attribute(span, 'http.route')).toEqual(expected.route ? { stringValue: expected.route } : undefined);
       expect(attribute(span, 'http.response.status_code')).toEqual({ intValue: String(expected.statusCode) });
     }
+  });
+
+  it('writes each span of a repeated route with its own ids, times, parent, path and flags', () => {
+    const encoder = new ProtobufSpanEncoder('@platform/telemetry');
+    // Paths repeated and changed, so that a route's laid-out spans keep and drop their path.
+    const targets = ['/things/7', '/things/7', '/things/7', '/things/8', '/things/7', '/things/8', '/things/8', '/things/8?page=2', '/things/7'];
+    const written: FinishedServerSpan[] = targets.flatMap((target, i) =>
+      [undefined, randomBytes(8).toString('hex')].map((parentSpanId) => ({
+        ...sampled,
+        ...idWordsOfHex(randomBytes(16).toString('hex'), randomBytes(8).toString('hex')),
+        parentSpanId,
+        startMs: sampled.startMs + i,
+        endMs: sampled.endMs + i + 0.25,
+        target,
+        statusCode: i % 3 ? 200 : 404,
+      })),
+    );
+    for (const span of written) encoder.add(span);
+    const body = Buffer.from(encoder.request(resource, encoder.takeBatch()));
+    const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
+    expect(decodeProtobuf(body).resourceSpans[0].scopeSpans[0].spans).toEqual(
+      written.map((span) => ({
+        traceId: hexOfWords(span.traceId0, span.traceId1, span.traceId2, span.traceId3),
+        spanId: hexOfWords(span.spanId0, span.spanId1),
+        ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+        name: 'GET /things/:id',
+        kind: 2,
+        startTimeUnixNano: nanos(span.startMs),
+        endTimeUnixNano: nanos(span.endMs),
+        attributes: [
+          { key: 'http.request.method', value: { stringValue: 'GET' } },
+          { key: 'url.path', value: { stringValue: span.target.replace(/\?.*/, '') } },
+          { key: 'url.scheme', value: { stringValue: 'http' } },
+          { key: 'http.route', value: { stringValue: '/things/:id' } },
+          { key: 'http.response.status_code', value: { intValue: String(span.statusCode) } },
+        ],
+        events: [],
+        links: [],
+      })),
+    );
+    // Span.flags, found in the bytes: each span's own (a remote parent or none).
+    const occurrences = (bytes: Buffer) => {
+      let count = 0;
+      for (let at = body.indexOf(bytes); at >= 0; at = body.indexOf(bytes, at + 1)) count++;
+      return count;
+    };
+    expect(occurrences(Buffer.from([0x85, 0x01, 0x01, 0x01, 0, 0]))).toBe(targets.length);
+    expect(occurrences(Buffer.from([0x85, 0x01, 0x01, 0x03, 0, 0]))).toBe(targets.length);
   });
 
   it('writes the same spans as OTLP/JSON', () => {

@@ -68,6 +68,47 @@ function nanos(ms: number): string {
 const HEX = new Uint8Array(128);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
 
+// Bytes written by hand rather than by Buffer's writeInt32LE and the like: those are shared by every
+// caller in the process, so their element accesses are megamorphic and cost several times more.
+
+/** A word's four bytes at `at`, in the order the platform stores them (span-ids.ts). */
+function putWord(buf: Buffer, at: number, w: number): void {
+  if (LITTLE_ENDIAN_WORDS) {
+    buf[at] = w;
+    buf[at + 1] = w >>> 8;
+    buf[at + 2] = w >>> 16;
+    buf[at + 3] = w >>> 24;
+  } else {
+    buf[at] = w >>> 24;
+    buf[at + 1] = w >>> 16;
+    buf[at + 2] = w >>> 8;
+    buf[at + 3] = w;
+  }
+}
+
+/** An unsigned 32-bit value (a double below 2^32 too), little-endian. */
+function putUint32LE(buf: Buffer, at: number, value: number): void {
+  buf[at] = value;
+  buf[at + 1] = value >>> 8;
+  buf[at + 2] = value >>> 16;
+  buf[at + 3] = value >>> 24;
+}
+
+/** Milliseconds since the epoch as fixed64 nanoseconds, microsecond-exact, without a BigInt. */
+function putNanos(buf: Buffer, at: number, ms: number): void {
+  const micros = Math.round(ms * 1000);
+  const microsHigh = Math.floor(micros / 2 ** 32);
+  const lowNanos = (micros - microsHigh * 2 ** 32) * 1000;
+  const carry = Math.floor(lowNanos / 2 ** 32);
+  putUint32LE(buf, at, lowNanos - carry * 2 ** 32);
+  putUint32LE(buf, at + 4, microsHigh * 1000 + carry);
+}
+
+/** A hex id's bytes. */
+function putHex(buf: Buffer, at: number, hex: string): void {
+  for (let i = 0; i < hex.length >>> 1; i++) buf[at + i] = (HEX[hex.charCodeAt(2 * i)]! << 4) | HEX[hex.charCodeAt(2 * i + 1)]!;
+}
+
 /** The part of protobuf's wire format OTLP spans need, written front to back into a growing buffer. */
 class ProtoWriter {
   buf: Buffer;
@@ -121,8 +162,7 @@ class ProtoWriter {
     this.tag(field, 2);
     this.varint(length);
     this.room(length);
-    const buf = this.buf;
-    for (let i = 0; i < length; i++) buf[this.pos + i] = (HEX[value.charCodeAt(2 * i)]! << 4) | HEX[value.charCodeAt(2 * i + 1)]!;
+    putHex(this.buf, this.pos, value);
     this.pos += length;
   }
 
@@ -139,9 +179,9 @@ class ProtoWriter {
     }
   }
 
-  /** A word's four bytes in the order the platform stores them. */
   private word(w: number): void {
-    this.pos = LITTLE_ENDIAN_WORDS ? this.buf.writeInt32LE(w, this.pos) : this.buf.writeInt32BE(w, this.pos);
+    putWord(this.buf, this.pos, w);
+    this.pos += 4;
   }
 
   bytes(field: number, value: Uint8Array): void {
@@ -150,16 +190,11 @@ class ProtoWriter {
     this.raw(value);
   }
 
-  /** Milliseconds since the epoch as fixed64 nanoseconds, microsecond-exact, without a BigInt. */
+  /** Milliseconds since the epoch as fixed64 nanoseconds. */
   timestamp(field: number, ms: number): void {
     this.tag(field, 1);
     this.room(8);
-    const micros = Math.round(ms * 1000);
-    const microsHigh = Math.floor(micros / 2 ** 32);
-    const lowNanos = (micros - microsHigh * 2 ** 32) * 1000;
-    const carry = Math.floor(lowNanos / 2 ** 32);
-    this.buf.writeUInt32LE(lowNanos - carry * 2 ** 32, this.pos);
-    this.buf.writeUInt32LE(microsHigh * 1000 + carry, this.pos + 4);
+    putNanos(this.buf, this.pos, ms);
     this.pos += 8;
   }
 
@@ -327,6 +362,50 @@ interface RoutePieces {
   method: Buffer;
   /** By status code: the url.scheme, http.route and http.response.status_code attributes. */
   tails: Buffer[];
+  /** Whole spans laid out, by status code: of new traces, and of continued ones. */
+  frames: [SpanFrame[], SpanFrame[]];
+}
+
+/**
+ * The bytes of a span with nothing of its own (no name, attributes, status or trace state), laid
+ * out once per route, status and kind of parent: such a span, most of them, is then copied and has
+ * its ids and times written into place.
+ */
+interface SpanFrame {
+  /** The ScopeSpans.spans tag, room for the length, ids, times, parent id, name, kind and method. */
+  head: Buffer;
+  /** The url.path attribute of `path`, a path seen twice in a row (a route without parameters). */
+  pathAttribute?: Buffer;
+  path?: string;
+  lastPath?: string;
+  /** url.scheme, http.route and http.response.status_code, then the flags. */
+  tail: Buffer;
+}
+// Where a frame's head holds what each span writes into it (tags and sizes precede each).
+const FRAME_LENGTH = 3;
+const FRAME_TRACE_ID = 5;
+const FRAME_SPAN_ID = 23;
+const FRAME_START = 32;
+const FRAME_END = 41;
+const FRAME_PARENT_ID = 51;
+
+function frameOf(pieces: RoutePieces, route: string | undefined, statusCode: number, parent: boolean): SpanFrame {
+  const head = encoded((writer) => {
+    writer.tag(2, 2);
+    writer.raw(Buffer.alloc(2)); // the length
+    writer.idWords(1, 0, 0, 0, 0);
+    writer.idWords(2, 0, 0);
+    writer.timestamp(7, 0);
+    writer.timestamp(8, 0);
+    if (parent) writer.hex(4, '0000000000000000');
+    writer.raw(pieces.head);
+    writer.raw(pieces.method);
+  });
+  const tail = encoded((writer) => {
+    writeTail(writer, route, statusCode);
+    writer.fixed32(16, SAMPLED | FLAGS_HAS_IS_REMOTE | (parent ? FLAGS_IS_REMOTE : 0));
+  });
+  return { head, tail };
 }
 /** Bounds on what is cached, should routes hold values (a router mounted at a path with parameters). */
 const MAX_CACHED_METHODS = 64;
@@ -375,6 +454,47 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
   }
 
   add(span: FinishedServerSpan): void {
+    const pieces = this.piecesOf(span.method, span.route ?? '');
+    if (pieces && span.name === undefined && !span.attributes && span.status === 0 && !span.traceState && span.statusCode >= 0 && span.statusCode < 1000) {
+      this.addFramed(span, pieces);
+    } else this.addEncoded(span, pieces);
+    this.spans++;
+  }
+
+  /** A span with nothing of its own, from its route's frame. */
+  private addFramed(span: FinishedServerSpan, pieces: RoutePieces): void {
+    const parent = span.parentSpanId ? 1 : 0;
+    const frame = (pieces.frames[parent][span.statusCode] ??= frameOf(pieces, span.route, span.statusCode, parent === 1));
+    const body = this.batch;
+    const at = body.pos;
+    body.raw(frame.head);
+    const buf = body.buf;
+    putWord(buf, at + FRAME_TRACE_ID, span.traceId0);
+    putWord(buf, at + FRAME_TRACE_ID + 4, span.traceId1);
+    putWord(buf, at + FRAME_TRACE_ID + 8, span.traceId2);
+    putWord(buf, at + FRAME_TRACE_ID + 12, span.traceId3);
+    putWord(buf, at + FRAME_SPAN_ID, span.spanId0);
+    putWord(buf, at + FRAME_SPAN_ID + 4, span.spanId1);
+    putNanos(buf, at + FRAME_START, span.startMs);
+    putNanos(buf, at + FRAME_END, span.endMs);
+    if (parent) putHex(buf, at + FRAME_PARENT_ID, span.parentSpanId!);
+    const path = pathOf(span.target);
+    if (path === frame.path) body.raw(frame.pathAttribute!);
+    else {
+      const from = body.pos;
+      writeStringAttribute(body, PATH, path);
+      if (path === frame.lastPath) {
+        frame.path = path;
+        frame.pathAttribute = Buffer.from(body.buf.subarray(from, body.pos));
+      }
+      frame.lastPath = path;
+    }
+    body.raw(frame.tail);
+    body.fillLength(at + FRAME_LENGTH);
+  }
+
+  /** Any other span, field by field (with its route's pieces, if cached). */
+  private addEncoded(span: FinishedServerSpan, pieces: RoutePieces | undefined): void {
     const body = this.batch;
     body.tag(2, 2);
     const start = body.reserveLength();
@@ -382,7 +502,6 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     body.idWords(2, span.spanId0, span.spanId1);
     if (span.traceState) body.string(3, span.traceState);
     if (span.parentSpanId) body.hex(4, span.parentSpanId);
-    const pieces = this.piecesOf(span.method, span.route ?? '');
     if (span.name !== undefined) {
       body.string(5, span.name);
       writeKind(body);
@@ -406,7 +525,6 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
     }
     body.fixed32(16, flagsOf(span));
     body.fillLength(start);
-    this.spans++;
   }
 
   /** The pieces of spans with this method and route, encoded once; none once the cache is full. */
@@ -422,6 +540,7 @@ export class ProtobufSpanEncoder implements OtlpSpanEncoder {
         head: encoded((writer) => writeHead(writer, method, route || undefined)),
         method: encoded((writer) => writeStringAttribute(writer, METHOD, method)),
         tails: [],
+        frames: [[], []],
       };
       byRoute.set(route, pieces);
       this.cachedRoutes++;
