@@ -66,6 +66,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 const UNTRACED_PATHS = /^\/(health|metrics|v1\/traces)(\/|\?|$)/;
 
+/** Each route's full path, by its router's base: one string per route, not one per request. */
+const routePaths = new WeakMap<object, { baseUrl: string; path: string }>();
+
+function routeOf(baseUrl: string, route: object, routePath: string): string {
+  const known = routePaths.get(route);
+  if (known?.baseUrl === baseUrl) return known.path;
+  const path = `${baseUrl}${routePath}`;
+  routePaths.set(route, { baseUrl, path });
+  return path;
+}
+
 /**
  * Takes a sane incoming X-Request-Id or makes one, returns it as a header and keeps it in context;
  * when tracing runs, the request is served in its trace (a child of an incoming trace context) and,
@@ -83,7 +94,7 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const span = spanPipelineInUse() && !UNTRACED_PATHS.test(req.url) ? ServerSpan.start(req.method, req.url, req.headers) : undefined;
   if (span?.isRecording()) {
     res.on('close', () => {
-      if (req.route?.path) span.route = `${req.baseUrl}${req.route.path}`;
+      if (req.route?.path) span.route = routeOf(req.baseUrl, req.route as object, req.route.path as string);
       span.finish(res.statusCode, res.writableFinished);
     });
   }

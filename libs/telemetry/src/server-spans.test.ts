@@ -1,8 +1,11 @@
 import { propagation, ROOT_CONTEXT, SpanStatusCode, trace, type TextMapPropagator } from '@opentelemetry/api';
 import { core, tracing } from '@opentelemetry/sdk-node';
+import express from 'express';
 import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import { otlpProtobufAsJson } from './fixtures/otlp-protobuf';
 import { ProtobufSpanEncoder, type FinishedServerSpan } from './otlp-encoding';
+import { requestContext } from './request-context';
 import { samplingFromEnv, ServerSpan, useSpanPipeline } from './server-spans';
 import { hexOfWords } from './span-ids';
 
@@ -54,6 +57,17 @@ describe('server spans', () => {
     expect(recorded.map((span) => hexOfWords(span.traceId0, span.traceId1, span.traceId2, span.traceId3))).toEqual(
       spans.filter((span) => span.spanContext().traceFlags === 1).map((span) => span.spanContext().traceId),
     );
+  });
+
+  it('gives each span its full route, for a router mounted at two paths too', async () => {
+    const things = express.Router();
+    things.get('/things/:id', (_req, res) => res.end());
+    const app = express().use(requestContext).use('/a', things).use('/b', things);
+    const paths = ['/a/things/1', '/b/things/2', '/b/things/3', '/a/things/4', '/a/things/5'];
+    for (const path of paths) await request(app).get(path).expect(200);
+    // A span is recorded as its response closes, which may follow the answer by a turn.
+    for (let turn = 0; turn < 100 && recorded.length < paths.length; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(recorded.map((span) => span.route)).toEqual(['/a/things/:id', '/b/things/:id', '/b/things/:id', '/a/things/:id', '/a/things/:id']);
   });
 
   it('starts a new trace, with fresh ids, when no trace context came', () => {

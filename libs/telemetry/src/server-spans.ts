@@ -29,18 +29,23 @@ export interface SpanPipeline {
 
 let pipeline: SpanPipeline | undefined;
 /**
- * The W3C propagators' headers (trace context and baggage, the default): a request carrying none
- * of them starts a new trace without asking the propagator. Any other propagator is always asked,
- * since its fields() names only the headers it writes (B3's is `b3`, yet it reads `x-b3-*` too).
+ * Whether only the W3C propagators run (trace context and baggage, the default): a request carrying
+ * none of their headers then starts a new trace without asking the propagator. Any other propagator
+ * is always asked, since its fields() names only the headers it writes (B3's is `b3`, yet it reads
+ * `x-b3-*` too).
  */
+let onlyW3cPropagators = false;
 const W3C_FIELDS = new Set(['traceparent', 'tracestate', 'baggage']);
-let w3cFields: string[] | undefined;
 
 /** Set by startTelemetry once the SDK runs; cleared when it stops. */
 export function useSpanPipeline(next: SpanPipeline | undefined): void {
   pipeline = next;
-  const fields = propagation.fields().map((field) => field.toLowerCase());
-  w3cFields = fields.every((field) => W3C_FIELDS.has(field)) ? fields : undefined;
+  onlyW3cPropagators = propagation.fields().every((field) => W3C_FIELDS.has(field.toLowerCase()));
+}
+
+/** Whether a request carries any W3C propagation header (read by name: the cheapest lookup). */
+function carriesW3cHeaders(headers: IncomingHttpHeaders): boolean {
+  return headers.traceparent !== undefined || headers.tracestate !== undefined || headers.baggage !== undefined;
 }
 
 /** The pipeline set by startTelemetry, if any: a benchmark pauses tracing and resumes it with it. */
@@ -142,8 +147,7 @@ export class ServerSpan implements FinishedServerSpan, Span {
   /** The span of a request arriving with `headers`; undefined when tracing does not run. */
   static start(method: string, url: string, headers: IncomingHttpHeaders): ServerSpan | undefined {
     if (!pipeline) return undefined;
-    const carried = w3cFields ? w3cFields.some((field) => headers[field] !== undefined) : true;
-    const parent = carried ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
+    const parent = !onlyW3cPropagators || carriesW3cHeaders(headers) ? propagation.extract(ROOT_CONTEXT, headers) : ROOT_CONTEXT;
     if (parent === ROOT_CONTEXT) {
       // A new trace: both ids from one draw, and the decision from the trace id's bytes.
       const at = drawIdWords(6);
