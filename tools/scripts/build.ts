@@ -9,9 +9,10 @@
  * Packages from node_modules stay external (`npm ci --omit=dev` provides them at run time), and so
  * does the generated Prisma client's runtime. Run from the workspace root after `prisma generate`.
  */
-import { build, type BuildOptions } from 'esbuild';
+import { build } from 'esbuild';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { productionBundleOptions } from './bundle-options';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -22,21 +23,7 @@ async function main(app: string | undefined): Promise<void> {
   const outdir = path.join(root, 'dist', 'apps', app);
   rmSync(outdir, { recursive: true, force: true });
 
-  const common: BuildOptions = {
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // Every bare import that is not a tsconfig path alias (@platform/*) stays a require().
-    packages: 'external',
-    tsconfig: path.join(root, 'tsconfig.base.json'),
-    sourcemap: true,
-    sourcesContent: false,
-    keepNames: true,
-    logLevel: 'warning',
-    absWorkingDir: root,
-    metafile: true,
-  };
+  const common = productionBundleOptions(root);
   const started = Date.now();
   const [service] = await Promise.all([
     build({ ...common, entryPoints: [entry], outfile: path.join(outdir, 'main.js') }),
