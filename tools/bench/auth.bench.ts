@@ -14,12 +14,16 @@
  *   fresh processes; the median trial counts (target: tracing costs under 5 % CPU);
  * - the same in one traced process whose span pipeline is switched between off, every request and
  *   10 % sampled every BENCH_TRACING_WINDOW_MS (default 1,000) for BENCH_TRACING_CYCLES (default
- *   20) cycles: no difference between processes, and the machine's drift cancels out; the SDK
- *   stays loaded in every state, so what its presence alone costs is left out.
+ *   20) cycles, each window counted from BENCH_TRACING_SETTLE_MS (default 300) after its switch:
+ *   no difference between processes, and the machine's drift cancels out; the SDK stays loaded in
+ *   every state, so what its presence alone costs is left out.
+ * The service runs as the image runs it: bundled by esbuild with the production build's options
+ * (tools/scripts/bundle-options.ts, into dist/bench/auth), started with plain node.
  * Rate limits are raised for the run through the service's own environment variables.
  */
 import { RedisRevocationList, StaticKeyResolver, TokenVerifier } from '@platform/jwt';
 import autocannon from 'autocannon';
+import { build } from 'esbuild';
 import { Redis } from 'ioredis';
 import jwt from 'jsonwebtoken';
 import { spawn } from 'node:child_process';
@@ -28,6 +32,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TracingWindow } from './lib/auth-tracing-toggle';
+import { productionBundleOptions } from '../scripts/bundle-options';
 import { fmt, forkReady, load, median, opsPerSecond, post, processCpuMicros } from './lib/load';
 
 const ROOT = path.join(__dirname, '../..');
@@ -43,6 +48,8 @@ const TRACING_RATE = Number(process.env.BENCH_TRACING_RATE ?? 1500);
 /** The one-process tracing comparison: cycles of three windows (off, every request, 10 % sampled) of this length. */
 const TRACING_CYCLES = Number(process.env.BENCH_TRACING_CYCLES ?? 20);
 const TRACING_WINDOW_MS = Number(process.env.BENCH_TRACING_WINDOW_MS ?? 1000);
+/** Of each window, the part after a switch that is not counted: the JIT compiles the request path again. */
+const TRACING_SETTLE_MS = Number(process.env.BENCH_TRACING_SETTLE_MS ?? 300);
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -101,6 +108,17 @@ async function localVerification() {
   return { rawVerify, rawSign, local };
 }
 
+/** The service and the one-process tracing child, bundled as the image bundles the service. */
+const BUNDLE = { service: path.join(ROOT, 'dist/bench/auth/main.js'), tracingToggle: path.join(ROOT, 'dist/bench/auth/auth-tracing-toggle.js') };
+
+async function bundle(): Promise<void> {
+  const options = productionBundleOptions(ROOT);
+  await Promise.all([
+    build({ ...options, entryPoints: [path.join(ROOT, 'apps/auth/src/main.ts')], outfile: BUNDLE.service }),
+    build({ ...options, entryPoints: [path.join(__dirname, 'lib/auth-tracing-toggle.ts')], outfile: BUNDLE.tracingToggle }),
+  ]);
+}
+
 /** The auth service's environment in this benchmark: tracing off unless asked, rate limits raised. */
 function serviceEnv(): NodeJS.ProcessEnv {
   return {
@@ -124,9 +142,9 @@ function serviceEnv(): NodeJS.ProcessEnv {
  * the median cycle counts.
  */
 async function tracingInOneProcess(sinkUrl: string, options: (port: number) => autocannon.Options): Promise<void> {
-  const { child, ready } = await forkReady<{ port: number }>('the traced auth process', path.join(__dirname, 'lib/auth-tracing-toggle.ts'), [], {
+  const { child, ready } = await forkReady<{ port: number }>('the traced auth process', BUNDLE.tracingToggle, [], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx'],
+    execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...serviceEnv(), OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl },
   });
@@ -141,7 +159,7 @@ async function tracingInOneProcess(sinkUrl: string, options: (port: number) => a
         error ? reject(error) : resolve(done),
       );
     });
-    child.send({ cycles: TRACING_CYCLES, windowMs: TRACING_WINDOW_MS });
+    child.send({ cycles: TRACING_CYCLES, windowMs: TRACING_WINDOW_MS, settleMs: TRACING_SETTLE_MS });
     const all = await measuredWindows;
     traffic.stop();
     const { non2xx, errors } = await result;
@@ -153,7 +171,7 @@ async function tracingInOneProcess(sinkUrl: string, options: (port: number) => a
     const cost = (state: number) => median(cycles.map((cycle) => (100 * (perRequest(cycle[state]!) - perRequest(cycle[0]!))) / perRequest(cycle[0]!)));
     const cpu = (state: number) => median(cycles.map((cycle) => perRequest(cycle[state]!)));
     console.log(
-      `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s, one process, tracing switched every ${fmt(TRACING_WINDOW_MS)} ms (${TRACING_CYCLES} cycles): ${states
+      `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s, one process, tracing switched every ${fmt(TRACING_WINDOW_MS)} ms, counted from ${fmt(TRACING_SETTLE_MS)} ms after (${TRACING_CYCLES} cycles): ${states
         .map((state, i) => `${state} ${fmt(cpu(i))} µs CPU/req${i ? ` (tracing costs ${fmt(cost(i), 1)} %)` : ''}`)
         .join(', ')}, median of cycles (target < 5 %)`,
     );
@@ -162,9 +180,9 @@ async function tracingInOneProcess(sinkUrl: string, options: (port: number) => a
   }
 }
 
-/** The auth service as a child process of its own (`node --import tsx`, so its pid is the service's). */
+/** The auth service, bundled, as a child process of its own (its pid is the service's). */
 async function startService(port = PORT, env: Record<string, string> = {}): Promise<{ pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/auth/src/main.ts'], {
+  const child = spawn(process.execPath, [BUNDLE.service], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...serviceEnv(), PORT: String(port), ...env },
@@ -230,6 +248,7 @@ async function main() {
     );
   }
 
+  await bundle();
   const service = await startService();
   const stop = service.stop;
   try {

@@ -3,7 +3,8 @@
 // off, every request traced and 10 % of new traces sampled, one state per window, and answers
 // each window's CPU time and requests served. Both states then run the same compiled code on the
 // same heap, and alternating cancels the machine's drift; a comparison of separate processes
-// cannot separate either from tracing's cost. Forked with tsx; sends {port} once listening.
+// cannot separate either from tracing's cost. Bundled and forked by the bench; sends {port} once
+// listening.
 import { startService } from '@platform/service-kit';
 import { startTelemetry } from '@platform/telemetry';
 import { authService } from '../../../apps/auth/src/service';
@@ -29,8 +30,10 @@ async function main(): Promise<void> {
   const svc = await startService(authService, { env: { PORT: '0' } });
   let requests = 0;
   svc.server.on('request', () => requests++);
-  // `cycles` of one window per state, after one cycle of warm-up.
-  process.on('message', (message: { cycles: number; windowMs: number }) => {
+  // `cycles` of one window per state, after one cycle of warm-up. A switch deoptimizes code that
+  // saw the other state (the request path runs unoptimized until compiled again), so each window
+  // is counted from `settleMs` after its switch: what a process in that state costs.
+  process.on('message', (message: { cycles: number; windowMs: number; settleMs: number }) => {
     const count = states.length * (message.cycles + 1);
     const windows: TracingWindow[] = [];
     let at = 0;
@@ -46,9 +49,11 @@ async function main(): Promise<void> {
       }
       useSpanPipeline(states[at % states.length]![1]);
       at++;
-      cpu = process.cpuUsage();
-      served = requests;
-      setTimeout(next, message.windowMs);
+      setTimeout(() => {
+        cpu = process.cpuUsage();
+        served = requests;
+        setTimeout(next, message.windowMs - message.settleMs);
+      }, message.settleMs);
     };
     next();
   });
