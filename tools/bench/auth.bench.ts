@@ -17,6 +17,10 @@
  *   20) cycles, each window counted from BENCH_TRACING_SETTLE_MS (default 300) after its switch:
  *   no difference between processes, and the machine's drift cancels out; the SDK stays loaded in
  *   every state, so what its presence alone costs is left out.
+ * - with BENCH_TRACING_INSTRUCTIONS=<cycles>, the one-process comparison counted in instructions
+ *   under valgrind's callgrind (lib/instructions.ts), which the machine's speed does not move:
+ *   BENCH_TRACING_INSTRUCTION_REQUESTS (default 3,000) requests a window, each after 1,000 that
+ *   let the JIT settle. It takes several minutes, so it runs only when asked.
  * The service runs as the image runs it: bundled by esbuild with the production build's options
  * (tools/scripts/bundle-options.ts, into dist/bench/auth), started with plain node.
  * Rate limits are raised for the run through the service's own environment variables.
@@ -31,7 +35,8 @@ import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { TracingWindow } from './lib/auth-tracing-toggle';
+import type { TracingState, TracingWindow } from './lib/auth-tracing-toggle';
+import { callgrindAvailable, startUnderCallgrind, type InstructionCounts } from './lib/instructions';
 import { productionBundleOptions } from '../scripts/bundle-options';
 import { fmt, forkReady, load, median, opsPerSecond, post, processCpuMicros } from './lib/load';
 
@@ -50,6 +55,9 @@ const TRACING_CYCLES = Number(process.env.BENCH_TRACING_CYCLES ?? 20);
 const TRACING_WINDOW_MS = Number(process.env.BENCH_TRACING_WINDOW_MS ?? 1000);
 /** Of each window, the part after a switch that is not counted: the JIT compiles the request path again. */
 const TRACING_SETTLE_MS = Number(process.env.BENCH_TRACING_SETTLE_MS ?? 300);
+/** Cycles of the instruction count (0: not run), and the requests counted in each window. */
+const INSTRUCTION_CYCLES = Number(process.env.BENCH_TRACING_INSTRUCTIONS ?? 0);
+const INSTRUCTION_REQUESTS = Number(process.env.BENCH_TRACING_INSTRUCTION_REQUESTS ?? 3000);
 const ADMIN = { username: `bench-admin-${randomUUID().slice(0, 8)}`, password: `bench-${randomUUID()}` };
 
 async function localVerification() {
@@ -177,6 +185,74 @@ async function tracingInOneProcess(sinkUrl: string, options: (port: number) => a
     );
   } finally {
     child.kill();
+  }
+}
+
+/**
+ * Tracing's cost in instructions: the traced auth process under callgrind, its span pipeline set
+ * by this process to each state in turn for INSTRUCTION_CYCLES cycles; each window counts
+ * INSTRUCTION_REQUESTS requests, after 1,000 that let the JIT settle from the switch. Batches
+ * leave when full only, as they do at 1,500 req/s: the 500 ms timer would send one every few dozen
+ * spans at callgrind's pace.
+ */
+async function tracingInInstructions(sinkUrl: string, options: (port: number) => autocannon.Options): Promise<void> {
+  if (!callgrindAvailable()) {
+    console.log('tracing in instructions: skipped, valgrind is not installed');
+    return;
+  }
+  const traced = startUnderCallgrind(BUNDLE.tracingToggle, {
+    cwd: ROOT,
+    env: { ...serviceEnv(), OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_BSP_SCHEDULE_DELAY: '3600000' },
+  });
+  try {
+    const inbox: unknown[] = [];
+    let waiting: ((message: unknown) => void) | undefined;
+    traced.child.on('message', (message) => (waiting ? waiting(message) : inbox.push(message)));
+    const next = () =>
+      new Promise<unknown>((resolve) => {
+        if (inbox.length) resolve(inbox.shift());
+        else
+          waiting = (message) => {
+            waiting = undefined;
+            resolve(message);
+          };
+      });
+    const { port } = (await next()) as { port: number };
+    const requests = async (amount: number) => {
+      const result = await autocannon({ ...options(port), connections: 32, amount });
+      if (result.non2xx + result.errors > 0) throw new Error('non-2xx answers in the instruction count');
+    };
+    await requests(20_000); // compiled before anything is counted, uninstrumented
+    traced.instrument();
+    const states: TracingState[] = ['off', 'every request', '10 % sampled'];
+    const cycles: Array<Map<TracingState, InstructionCounts>> = [];
+    for (let cycle = 0; cycle < INSTRUCTION_CYCLES; cycle++) {
+      const counts = new Map<TracingState, InstructionCounts>();
+      for (const state of states) {
+        traced.child.send({ state });
+        await next();
+        await requests(1000);
+        traced.zero();
+        await requests(INSTRUCTION_REQUESTS);
+        counts.set(state, traced.count());
+      }
+      cycles.push(counts);
+    }
+    const perRequest = (state: TracingState, thread: keyof InstructionCounts) =>
+      median(cycles.map((counts) => counts.get(state)![thread] / INSTRUCTION_REQUESTS));
+    const cost = (state: TracingState, thread: keyof InstructionCounts) =>
+      median(cycles.map((counts) => (100 * (counts.get(state)![thread] - counts.get('off')![thread])) / counts.get('off')![thread]));
+    console.log(
+      `POST /validate c=32, one process under callgrind, ${fmt(INSTRUCTION_REQUESTS)} requests a window (${INSTRUCTION_CYCLES} cycles): off ${fmt(perRequest('off', 'mainThread'))} instructions/req on the main thread (${fmt(perRequest('off', 'allThreads'))} on all), ${states
+        .slice(1)
+        .map(
+          (state) =>
+            `${state} ${fmt(perRequest(state, 'mainThread'))} (tracing costs ${fmt(cost(state, 'mainThread'), 1)} %; all threads ${fmt(cost(state, 'allThreads'), 1)} %)`,
+        )
+        .join(', ')}, median of cycles (target < 5 %)`,
+    );
+  } finally {
+    traced.stop();
   }
 }
 
@@ -348,6 +424,7 @@ async function main() {
         );
       }
       await tracingInOneProcess(sink.url, validateAt);
+      if (INSTRUCTION_CYCLES > 0) await tracingInInstructions(sink.url, validateAt);
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the last exports of the stopped processes
       console.log(`  ${sink.exports()} OTLP exports received by the sink`);
     } finally {

@@ -4,7 +4,7 @@
 // each window's CPU time and requests served. Both states then run the same compiled code on the
 // same heap, and alternating cancels the machine's drift; a comparison of separate processes
 // cannot separate either from tracing's cost. Bundled and forked by the bench; sends {port} once
-// listening.
+// listening. Under callgrind (lib/instructions.ts), the parent sets each state itself instead.
 import { startService } from '@platform/service-kit';
 import { startTelemetry } from '@platform/telemetry';
 import { authService } from '../../../apps/auth/src/service';
@@ -33,7 +33,13 @@ async function main(): Promise<void> {
   // `cycles` of one window per state, after one cycle of warm-up. A switch deoptimizes code that
   // saw the other state (the request path runs unoptimized until compiled again), so each window
   // is counted from `settleMs` after its switch: what a process in that state costs.
-  process.on('message', (message: { cycles: number; windowMs: number; settleMs: number }) => {
+  process.on('message', (message: { cycles: number; windowMs: number; settleMs: number } | { state: TracingState }) => {
+    // One state, set at once and acknowledged (the instruction count's windows are driven by the parent).
+    if ('state' in message) {
+      useSpanPipeline(states.find(([name]) => name === message.state)![1]);
+      process.send!({ state: message.state });
+      return;
+    }
     const count = states.length * (message.cycles + 1);
     const windows: TracingWindow[] = [];
     let at = 0;
