@@ -252,7 +252,7 @@ async function tracingInInstructions(sinkUrl: string, options: (port: number) =>
         .join(', ')}, median of cycles (target < 5 %)`,
     );
   } finally {
-    traced.stop();
+    await traced.stop();
   }
 }
 

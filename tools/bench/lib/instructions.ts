@@ -25,7 +25,8 @@ export interface CallgrindChild {
   zero(): void;
   /** What was counted since the last zero or count, per thread kind. */
   count(): InstructionCounts;
-  stop(): void;
+  /** Ends the process and removes its counts (once it has written its last). */
+  stop(): Promise<void>;
 }
 
 /** Whether callgrind can be run here. */
@@ -73,8 +74,12 @@ export function startUnderCallgrind(script: string, options: { cwd: string; env:
       }
       return counts;
     },
-    stop() {
-      child.kill();
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill();
+        await exited;
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };
