@@ -50,7 +50,11 @@ const FLAGS_IS_REMOTE = 0x200;
 const SAMPLED = 1;
 
 function flagsOf(span: FinishedServerSpan): number {
-  return SAMPLED | FLAGS_HAS_IS_REMOTE | (span.parentSpanId ? FLAGS_IS_REMOTE : 0);
+  return flagsFor(!!span.parentSpanId);
+}
+
+function flagsFor(remoteParent: boolean): number {
+  return SAMPLED | FLAGS_HAS_IS_REMOTE | (remoteParent ? FLAGS_IS_REMOTE : 0);
 }
 
 /** A request target's path: what precedes its query. */
@@ -403,7 +407,7 @@ function frameOf(pieces: RoutePieces, route: string | undefined, statusCode: num
   });
   const tail = encoded((writer) => {
     writeTail(writer, route, statusCode);
-    writer.fixed32(16, SAMPLED | FLAGS_HAS_IS_REMOTE | (parent ? FLAGS_IS_REMOTE : 0));
+    writer.fixed32(16, flagsFor(parent));
   });
   return { head, tail };
 }
