@@ -11,13 +11,10 @@
  *   request traced, and 10 % of new traces sampled) beside the same service with tracing off, and
  *   a second untraced process as a control, all loaded at once at the same fixed rate
  *   (BENCH_TRACING_RATE req/s each, default 1,500), in BENCH_TRACING_TRIALS (default 3) trials of
- *   fresh processes; the median trial counts (target: tracing costs under 5 % CPU);
- * - the same in one traced process whose span pipeline is switched between off, every request and
- *   10 % sampled every BENCH_TRACING_WINDOW_MS (default 1,000) for BENCH_TRACING_CYCLES (default
- *   20) cycles, each window counted from BENCH_TRACING_SETTLE_MS (default 300) after its switch:
- *   no difference between processes, and the machine's drift cancels out; the SDK stays loaded in
- *   every state, so what its presence alone costs is left out.
- * - with BENCH_TRACING_INSTRUCTIONS=<cycles>, the one-process comparison counted in instructions
+ *   fresh processes, each loaded for BENCH_TRACING_WARM_SECONDS (default 30) before it is counted;
+ *   the median trial counts (target: tracing costs under 5 % CPU);
+ * - with BENCH_TRACING_INSTRUCTIONS=<cycles>, tracing's cost in one traced process whose span
+ *   pipeline is switched between off, every request and 10 % sampled, counted in instructions
  *   under valgrind's callgrind (lib/instructions.ts), which the machine's speed does not move:
  *   BENCH_TRACING_INSTRUCTION_REQUESTS (default 3,000) requests a window, each after 1,000 that
  *   let the JIT settle. It takes several minutes, so it runs only when asked.
@@ -35,7 +32,7 @@ import { generateKeyPairSync, randomUUID, sign, verify } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { TracingState, TracingWindow } from './lib/auth-tracing-toggle';
+import type { TracingState } from './lib/auth-tracing-toggle';
 import { callgrindAvailable, startUnderCallgrind, type InstructionCounts } from './lib/instructions';
 import { productionBundleOptions } from '../scripts/bundle-options';
 import { fmt, forkReady, load, median, opsPerSecond, post, processCpuMicros } from './lib/load';
@@ -50,11 +47,12 @@ const ONLY_VALIDATE = process.env.BENCH_ONLY === 'validate';
 const TRACING_TRIALS = Number(process.env.BENCH_TRACING_TRIALS ?? 3);
 /** The request rate each process of the tracing comparison is loaded at. */
 const TRACING_RATE = Number(process.env.BENCH_TRACING_RATE ?? 1500);
-/** The one-process tracing comparison: cycles of three windows (off, every request, 10 % sampled) of this length. */
-const TRACING_CYCLES = Number(process.env.BENCH_TRACING_CYCLES ?? 20);
-const TRACING_WINDOW_MS = Number(process.env.BENCH_TRACING_WINDOW_MS ?? 1000);
-/** Of each window, the part after a switch that is not counted: the JIT compiles the request path again. */
-const TRACING_SETTLE_MS = Number(process.env.BENCH_TRACING_SETTLE_MS ?? 300);
+/**
+ * How long each process of the tracing comparison is loaded before anything is counted. At
+ * 1,500 req/s the JIT still optimizes (and spends CPU) for some 40 s after start; a traced process
+ * has more code to compile, and a running service has compiled it long ago.
+ */
+const TRACING_WARM_SECONDS = Number(process.env.BENCH_TRACING_WARM_SECONDS ?? 30);
 /** Cycles of the instruction count (0: not run), and the requests counted in each window. */
 const INSTRUCTION_CYCLES = Number(process.env.BENCH_TRACING_INSTRUCTIONS ?? 0);
 const INSTRUCTION_REQUESTS = Number(process.env.BENCH_TRACING_INSTRUCTION_REQUESTS ?? 3000);
@@ -141,51 +139,6 @@ function serviceEnv(): NodeJS.ProcessEnv {
     AUTH_VALIDATE_RATE_LIMIT: '100000000',
     AUTH_LOCKOUT_THRESHOLD: '100000000',
   };
-}
-
-/**
- * Tracing's cost in one process (lib/auth-tracing-toggle.ts): the span pipeline switched between
- * off, every request and 10 % sampled every TRACING_WINDOW_MS under a steady TRACING_RATE, for
- * TRACING_CYCLES cycles after one of warm-up; each cycle's cost against its own `off` window, and
- * the median cycle counts.
- */
-async function tracingInOneProcess(sinkUrl: string, options: (port: number) => autocannon.Options): Promise<void> {
-  const { child, ready } = await forkReady<{ port: number }>('the traced auth process', BUNDLE.tracingToggle, [], {
-    cwd: ROOT,
-    execArgv: [],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...serviceEnv(), OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl },
-  });
-  try {
-    const measuredWindows = new Promise<TracingWindow[]>((resolve) =>
-      child.once('message', (message) => resolve((message as { windows: TracingWindow[] }).windows)),
-    );
-    // Loaded until the child has answered its windows.
-    let traffic!: autocannon.Instance;
-    const result = new Promise<autocannon.Result>((resolve, reject) => {
-      traffic = autocannon({ ...options(ready.port), connections: 32, duration: 3600, overallRate: TRACING_RATE }, (error, done) =>
-        error ? reject(error) : resolve(done),
-      );
-    });
-    child.send({ cycles: TRACING_CYCLES, windowMs: TRACING_WINDOW_MS, settleMs: TRACING_SETTLE_MS });
-    const all = await measuredWindows;
-    traffic.stop();
-    const { non2xx, errors } = await result;
-    if (non2xx + errors > 0) throw new Error('non-2xx answers in the one-process tracing comparison');
-    const perRequest = (window: TracingWindow) => window.cpuMicros / window.requests;
-    // The child's states, in its order ('off' first); the first cycle was the warm-up.
-    const states = [...new Set(all.map((window) => window.state))];
-    const cycles = Array.from({ length: TRACING_CYCLES }, (_, i) => all.slice(states.length * (i + 1), states.length * (i + 2)));
-    const cost = (state: number) => median(cycles.map((cycle) => (100 * (perRequest(cycle[state]!) - perRequest(cycle[0]!))) / perRequest(cycle[0]!)));
-    const cpu = (state: number) => median(cycles.map((cycle) => perRequest(cycle[state]!)));
-    console.log(
-      `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s, one process, tracing switched every ${fmt(TRACING_WINDOW_MS)} ms, counted from ${fmt(TRACING_SETTLE_MS)} ms after (${TRACING_CYCLES} cycles): ${states
-        .map((state, i) => `${state} ${fmt(cpu(i))} µs CPU/req${i ? ` (tracing costs ${fmt(cost(i), 1)} %)` : ''}`)
-        .join(', ')}, median of cycles (target < 5 %)`,
-    );
-  } finally {
-    child.kill();
-  }
 }
 
 /**
@@ -395,7 +348,9 @@ async function main() {
         const services = await Promise.all(variants.map((variant, i) => startService(ports[i], variant.env)));
         try {
           // Warm-up: the new processes compile their hot paths before anything is counted.
-          await Promise.all(ports.map((port) => autocannon({ ...validateAt(port), connections: 32, duration: 3, overallRate: TRACING_RATE })));
+          await Promise.all(
+            ports.map((port) => autocannon({ ...validateAt(port), connections: 32, duration: TRACING_WARM_SECONDS, overallRate: TRACING_RATE })),
+          );
           const rounds: Array<Array<Awaited<ReturnType<typeof measured>>>> = variants.map(() => []);
           for (let round = 0; round < ROUNDS; round++) {
             const results = await Promise.all(services.map((svc, i) => measured(svc.pid, { ...validateAt(ports[i]!), overallRate: TRACING_RATE })));
@@ -423,7 +378,6 @@ async function main() {
           `POST /validate c=32 at ${fmt(TRACING_RATE)} req/s each, ${control ? 'a second untraced process' : `tracing ${variants[i]!.name}`}: ${fmt(median(trials.map((trial) => trial[i]!.cpuPerRequest)))} µs CPU/req, ${control ? 'differs by' : 'tracing costs'} ${fmt(median(trials.map((trial) => costOf(trial, i))), 1)} % CPU, median of ${trials.length} trials${control ? ' (the noise floor)' : ' (target < 5 %)'}`,
         );
       }
-      await tracingInOneProcess(sink.url, validateAt);
       if (INSTRUCTION_CYCLES > 0) await tracingInInstructions(sink.url, validateAt);
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the last exports of the stopped processes
       console.log(`  ${sink.exports()} OTLP exports received by the sink`);
