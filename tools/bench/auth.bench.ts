@@ -17,7 +17,8 @@
  *   pipeline is switched between off, every request and 10 % sampled, counted in instructions
  *   under valgrind's callgrind (lib/instructions.ts), which the machine's speed does not move:
  *   BENCH_TRACING_INSTRUCTION_REQUESTS (default 3,000) requests a window, each after 1,000 that
- *   let the JIT settle. It takes several minutes, so it runs only when asked.
+ *   let the JIT settle. The SDK stays loaded in every state, so what its presence alone costs
+ *   is left out. It takes several minutes, so it runs only when asked.
  * The service runs as the image runs it: bundled by esbuild with the production build's options
  * (tools/scripts/bundle-options.ts, into dist/bench/auth), started with plain node.
  * Rate limits are raised for the run through the service's own environment variables.
