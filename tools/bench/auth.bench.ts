@@ -146,8 +146,8 @@ function serviceEnv(): NodeJS.ProcessEnv {
  * Tracing's cost in instructions: the traced auth process under callgrind, its span pipeline set
  * by this process to each state in turn for INSTRUCTION_CYCLES cycles; each window counts
  * INSTRUCTION_REQUESTS requests, after 1,000 that let the JIT settle from the switch. Batches
- * leave when full only, as they do at 1,500 req/s: the 500 ms timer would send one every few dozen
- * spans at callgrind's pace.
+ * leave when full only (4,096 spans): at callgrind's pace the 2 s timer would send one every few
+ * dozen spans, where at 1,500 req/s it sends 3,000.
  */
 async function tracingInInstructions(sinkUrl: string, options: (port: number) => autocannon.Options): Promise<void> {
   if (!callgrindAvailable()) {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { otlpProtobufAsJson } from './fixtures/otlp-protobuf';
+import { decodeOtlpProtobuf, otlpProtobufAsJson, spanNames } from './fixtures/otlp-protobuf';
 import { startTelemetry, stopTelemetry } from './index';
 
 const run = promisify(execFile);
@@ -113,6 +113,37 @@ describe('telemetry', () => {
       }
     },
   );
+
+  it("sends a service's spans in batches of 4,096 (OpenTelemetry's default is 512): each export costs the service CPU", async () => {
+    const batches: number[] = [];
+    const collector = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        batches.push(spanNames(decodeOtlpProtobuf(Buffer.concat(chunks))).length);
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-many-requests.ts')], {
+        cwd: root,
+        env: {
+          ...process.env,
+          OTEL_SDK_DISABLED: 'false',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+          FIXTURE_REQUESTS: '4097',
+          // No timer flush on a slow machine: the batch size alone decides.
+          OTEL_BSP_SCHEDULE_DELAY: '600000',
+        },
+        timeout: 60_000,
+      });
+      // A full batch leaves at once, the one span left on shutdown (the smaller may arrive first).
+      expect(batches.sort((a, b) => b - a)).toEqual([4096, 1]);
+    } finally {
+      collector.close();
+    }
+  }, 90_000);
 
   it('does nothing when the SDK is disabled', async () => {
     process.env.OTEL_SDK_DISABLED = 'true';
