@@ -9,30 +9,41 @@ import { startTelemetry, stopTelemetry } from './index';
 const run = promisify(execFile);
 const root = path.join(__dirname, '../../..');
 
+/** An OTLP/HTTP collector on a free port, handing each request's whole body to `onExport`. */
+async function startCollector(onExport: (req: http.IncomingMessage, body: Buffer) => void): Promise<{ endpoint: string; close: () => void }> {
+  const collector = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      onExport(req, Buffer.concat(chunks));
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  return { endpoint: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`, close: () => collector.close() };
+}
+
+/**
+ * A fixture run in a real process, as a service runs (the exporter does not run inside jest's
+ * sandbox), with tracing on and exporting to `endpoint`; its standard output.
+ */
+async function runFixture(fixture: string, endpoint: string, env: NodeJS.ProcessEnv = {}, timeout = 30_000): Promise<string> {
+  const { stdout } = await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures', fixture)], {
+    cwd: root,
+    env: { ...process.env, OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...env },
+    timeout,
+  });
+  return stdout;
+}
+
 describe('telemetry', () => {
   it('exports spans over OTLP/HTTP, protobuf-encoded, to OTEL_EXPORTER_OTLP_ENDPOINT, and nothing else', async () => {
     const received: Array<{ url?: string; bytes: number; key?: string; type?: string }> = [];
-    const collector = http.createServer((req, res) => {
-      let bytes = 0;
-      req.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      req.on('end', () => {
-        received.push({ url: req.url, bytes, key: req.headers['x-api-key'] as string | undefined, type: req.headers['content-type'] });
-        res.end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const collector = await startCollector((req, body) =>
+      received.push({ url: req.url, bytes: body.length, key: req.headers['x-api-key'] as string | undefined, type: req.headers['content-type'] }),
+    );
     try {
-      // A real process, as a service runs it (the exporter does not run inside jest's sandbox).
-      await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/export-one-span.ts')], {
-        cwd: root,
-        env: {
-          ...process.env,
-          OTEL_SDK_DISABLED: 'false',
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-          TRACING_INGEST_KEY: 'fixture-key',
-        },
-        timeout: 30_000,
-      });
+      await runFixture('export-one-span.ts', collector.endpoint, { TRACING_INGEST_KEY: 'fixture-key' });
       expect(received.filter((request) => request.url === '/v1/traces' && request.bytes > 0)).toHaveLength(1);
       expect(received.map((request) => request.url)).toEqual(['/v1/traces']);
       // The tracing service's ingestion key goes with every export.
@@ -47,30 +58,15 @@ describe('telemetry', () => {
     "makes each sampled request's SERVER span, a child of the caller's traceparent and the parent of its outgoing calls' spans; none for probes or unsampled callers (%s)",
     async (protocol) => {
       const bodies: Buffer[] = [];
-      const collector = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
-          bodies.push(Buffer.concat(chunks));
-          res.end('{}');
-        });
-      });
-      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+      const collector = await startCollector((_req, body) => bodies.push(body));
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const parentSpanId = '00f067aa0ba902b7';
       const unsampledTraceId = '0af7651916cd43dd8448eb211c80319c';
       try {
-        const { stdout } = await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-one-request.ts')], {
-          cwd: root,
-          env: {
-            ...process.env,
-            OTEL_SDK_DISABLED: 'false',
-            OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-            FIXTURE_TRACEPARENT: `00-${traceId}-${parentSpanId}-01`,
-            FIXTURE_UNSAMPLED_TRACEPARENT: `00-${unsampledTraceId}-${parentSpanId}-00`,
-            OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-          },
-          timeout: 30_000,
+        const stdout = await runFixture('serve-one-request.ts', collector.endpoint, {
+          FIXTURE_TRACEPARENT: `00-${traceId}-${parentSpanId}-01`,
+          FIXTURE_UNSAMPLED_TRACEPARENT: `00-${unsampledTraceId}-${parentSpanId}-00`,
+          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         });
         type Span = {
           traceId: string;
@@ -116,28 +112,15 @@ describe('telemetry', () => {
 
   it("sends a service's spans in batches of 4,096 (OpenTelemetry's default is 512): each export costs the service CPU", async () => {
     const batches: number[] = [];
-    const collector = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        batches.push(spanNames(decodeOtlpProtobuf(Buffer.concat(chunks))).length);
-        res.end();
-      });
-    });
-    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const collector = await startCollector((_req, body) => batches.push(spanNames(decodeOtlpProtobuf(body)).length));
     try {
-      await run(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), path.join(__dirname, 'fixtures/serve-many-requests.ts')], {
-        cwd: root,
-        env: {
-          ...process.env,
-          OTEL_SDK_DISABLED: 'false',
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-          FIXTURE_REQUESTS: '4097',
-          // No timer flush on a slow machine: the batch size alone decides.
-          OTEL_BSP_SCHEDULE_DELAY: '600000',
-        },
-        timeout: 60_000,
-      });
+      await runFixture(
+        'serve-many-requests.ts',
+        collector.endpoint,
+        // No timer flush on a slow machine: the batch size alone decides.
+        { FIXTURE_REQUESTS: '4097', OTEL_BSP_SCHEDULE_DELAY: '600000' },
+        60_000,
+      );
       // A full batch leaves at once, the one span left on shutdown (the smaller may arrive first).
       expect(batches.sort((a, b) => b - a)).toEqual([4096, 1]);
     } finally {
