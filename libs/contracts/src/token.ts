@@ -1,5 +1,26 @@
 import { z } from 'zod';
 
+/** A member's role in a team: viewers read the team's resources, editors also change and run them. */
+export const TeamRole = z.enum(['viewer', 'editor', 'admin']);
+export type TeamRole = z.infer<typeof TeamRole>;
+
+/** A team the caller belongs to, as its token carries it. */
+export const TeamMembershipClaim = z.object({ id: z.string().min(1), role: TeamRole });
+export type TeamMembershipClaim = z.infer<typeof TeamMembershipClaim>;
+
+/**
+ * The actor of a delegated token (RFC 8693, section 4.1): the service acting for `sub`. A chain of
+ * delegations nests, the most recent actor outermost.
+ */
+export interface ActorClaim {
+  sub: string;
+  client_id?: string;
+  act?: ActorClaim;
+}
+export const ActorClaim: z.ZodType<ActorClaim> = z.lazy(() =>
+  z.object({ sub: z.string().min(1), client_id: z.string().optional(), act: ActorClaim.optional() }),
+);
+
 /** Claims of a platform access token (spec 1, "Access token (JWT)"). */
 export const AccessTokenClaims = z.object({
   sub: z.string().min(1),
@@ -17,6 +38,10 @@ export const AccessTokenClaims = z.object({
   /** The API key a service exchanged for this token: revoking the key revokes the token. */
   api_key_id: z.string().min(1).optional(),
   token_use: z.enum(['access']).optional(),
+  /** The teams of the caller and their role in each (absent on tokens of service keys). */
+  teams: z.array(TeamMembershipClaim).optional(),
+  /** Present on a delegated token: the service acting for the subject. */
+  act: ActorClaim.optional(),
 });
 export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
 

@@ -14,3 +14,4 @@ export * from './client-errors';
 export * from './dependency-errors';
 export * from './websocket';
 export * from './work-limiter';
+export * from './ownership';

@@ -82,6 +82,7 @@ export class TokenVerifier {
     Object.freeze(claims.roles);
     Object.freeze(claims.permissions);
     if (claims.user) Object.freeze(claims.user);
+    if (claims.teams) Object.freeze(claims.teams);
     Object.freeze(claims);
     if (this.verified.size >= this.cacheSize) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(id, { claims, kid, key });

@@ -7,3 +7,4 @@ export * from './fake-cms';
 export * from './tcp-proxy';
 export * from './local-server';
 export * from './fake-ollama';
+export * from './tenancy';

@@ -2,7 +2,7 @@ import type { TokenVerifier } from '@platform/jwt';
 import { startService, type ServiceDefinition, type ServiceParts } from '@platform/service-kit';
 import type { z } from 'zod';
 import { testDatabaseUrl, testRedisUrl, uniqueName } from './environment';
-import { TestIssuer } from './test-issuer';
+import { TestIssuer, type TokenOptions } from './test-issuer';
 
 export interface TestServiceOptions {
   /** Env over the test defaults (`PORT=0`, silent logs, the test Postgres and Redis). */
@@ -16,7 +16,7 @@ export interface TestServiceOptions {
 export type TestService<S extends z.ZodRawShape, D, P extends ServiceParts> = Awaited<ReturnType<typeof startService<S, D, P>>> & {
   issuer: TestIssuer;
   /** A caller with its own `sub`: its `Authorization` header value with these permissions. */
-  user: (permissions?: string[]) => { sub: string; auth: string };
+  user: (permissions?: string[], options?: TokenOptions) => { sub: string; auth: string };
 };
 
 /**
@@ -49,9 +49,9 @@ export async function startTestService<S extends z.ZodRawShape, D, P extends Ser
   const stop = service.stop;
   return Object.assign(service, {
     issuer,
-    user: (permissions: string[] = []) => {
-      const sub = uniqueName('user');
-      return { sub, auth: issuer.bearer(permissions, { sub }) };
+    user: (permissions: string[] = [], tokenOptions: TokenOptions = {}) => {
+      const sub = tokenOptions.sub ?? uniqueName('user');
+      return { sub, auth: issuer.bearer(permissions, { ...tokenOptions, sub }) };
     },
     stop: async () => {
       await stop();

@@ -1,3 +1,4 @@
+import type { ActorClaim, TeamMembershipClaim } from '@platform/contracts';
 import { JwksKeyResolver, TokenVerifier, type RevocationCheck } from '@platform/jwt';
 import jwt from 'jsonwebtoken';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
@@ -14,6 +15,10 @@ export interface TokenOptions {
   notBeforeSeconds?: number;
   jti?: string;
   kid?: string;
+  /** The teams the caller belongs to, with their role in each. */
+  teams?: TeamMembershipClaim[];
+  /** Makes a delegated token: the service acting for `sub`. */
+  act?: ActorClaim;
 }
 
 /**
@@ -71,6 +76,8 @@ export class TestIssuer {
         permissions: options.permissions ?? [],
         user: { id: sub, email: `${sub}@example.test`, name: sub },
         client_id: 'test-client',
+        ...(options.teams && { teams: options.teams }),
+        ...(options.act && { act: options.act }),
       },
       this.privateKey,
       { algorithm: 'RS256', keyid: options.kid ?? this.kid },
