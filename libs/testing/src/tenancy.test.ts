@@ -68,7 +68,7 @@ const notesService = defineService({
 type Note = { id: string };
 
 describe('the tenancy table', () => {
-  let service: Awaited<ReturnType<typeof startTestService<Record<string, never>, undefined, { routers: never[] }>>>;
+  let service: Pick<Awaited<ReturnType<typeof startTestService>>, 'url' | 'issuer' | 'stop'>;
   let table: TenancyTable<Note>;
   const routes: Record<string, TenancyCase<Note>> = {
     'POST /notes': { exempt: 'creates a note of the caller' },
@@ -79,7 +79,7 @@ describe('the tenancy table', () => {
   };
 
   beforeAll(async () => {
-    service = (await startTestService(notesService)) as typeof service;
+    service = await startTestService(notesService);
     const callers = tenancyCallers(service.issuer, { permissions: ['notes:use'], admin: 'notes:admin' });
     table = {
       baseUrl: service.url,
