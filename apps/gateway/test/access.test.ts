@@ -46,6 +46,21 @@ describe('API keys and the per-key rate limit', () => {
     }
   });
 
+  it('answers invalid_api_key, not token_missing, for a key not shaped like one (README)', async () => {
+    const before = g.fakes.auth.calls('POST', '/api/v1/auth/api-key').length;
+    for (const key of ['bad', '', 'a key with spaces', 'x'.repeat(300)]) {
+      const answer = await request(g.app).get('/api/v1/agents').set('X-API-Key', key);
+      expect(answer.status).toBe(401);
+      expect(answer.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', details: { reason: 'invalid_api_key' } });
+      expect(answer.headers['x-ratelimit-remaining']).toBeDefined();
+    }
+    const asBearer = await request(g.app).get('/api/v1/agents').set('Authorization', 'Bearer bad');
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.body.error.code).toBe('invalid_api_key');
+    // Refused at the door: auth is not asked about a key it could never have issued.
+    expect(g.fakes.auth.calls('POST', '/api/v1/auth/api-key')).toHaveLength(before);
+  });
+
   it('sets X-RateLimit-* on every answer, 401s included, and never on health', async () => {
     const anonymous = await request(g.app).get('/api/v1/agents');
     expect(anonymous.status).toBe(401);

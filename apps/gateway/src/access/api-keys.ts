@@ -5,6 +5,9 @@ import { createHash } from 'node:crypto';
 /** The cache key of an API key: its SHA-256, never the key itself. */
 export const apiKeyHash = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
 
+/** The answer to a key auth refuses, or one not shaped like a key at all (README: 401 `invalid_api_key`). */
+export const invalidApiKey = () => unauthorized('The API key is not valid', { reason: 'invalid_api_key' }, 'invalid_api_key');
+
 /**
  * API keys exchanged with auth (`POST /api/v1/auth/api-key`) for platform tokens, each cached by
  * the key's hash until shortly before the token expires. Concurrent requests with one key share
@@ -51,7 +54,7 @@ export class ApiKeyExchange {
         error.upstreamStatus < 500 &&
         error.upstreamStatus !== 429
       ) {
-        throw unauthorized('The API key is not valid', { reason: 'invalid_api_key' }, 'invalid_api_key');
+        throw invalidApiKey();
       }
       throw serviceUnavailable('auth is unavailable: the API key could not be exchanged', {
         service: 'auth',

@@ -1,7 +1,7 @@
 import { setRateLimitHeaders, tooManyRequests, type RateLimiter } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
 import type { RequestHandler } from 'express';
-import { apiKeyHash, type ApiKeyExchange } from './api-keys';
+import { apiKeyHash, invalidApiKey, type ApiKeyExchange } from './api-keys';
 
 /** A JWT has three base64url segments; anything else after `Bearer` is taken as an API key. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -64,9 +64,11 @@ export function gatewayAccess(options: GatewayAccessOptions): RequestHandler {
     void (async () => {
       const headerKey = req.headers['x-api-key'];
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-      const apiKey = typeof headerKey === 'string' && headerKey ? headerKey : bearer && !JWT_SHAPE.test(bearer) ? bearer : undefined;
+      // A present X-API-Key header is a key, even an empty or malformed one: it must be refused as
+      // such (401 invalid_api_key), never read as "no credentials".
+      const apiKey = typeof headerKey === 'string' && (headerKey || !bearer) ? headerKey : bearer && !JWT_SHAPE.test(bearer) ? bearer : undefined;
       let bucket: string;
-      if (apiKey) {
+      if (apiKey !== undefined) {
         bucket = `key:${apiKeyHash(apiKey)}`;
       } else if (bearer) {
         const claims = await (options.memo ? options.memo.verify(bearer, res) : options.verifier.verify(bearer)).catch(() => undefined);
@@ -77,12 +79,9 @@ export function gatewayAccess(options: GatewayAccessOptions): RequestHandler {
       const state = await options.limiter.take(bucket);
       setRateLimitHeaders(res, state);
       if (!state.allowed) return next(tooManyRequests('Too many requests; try again later', state.retryAfter));
-      if (apiKey) {
-        if (!API_KEY_SHAPE.test(apiKey)) {
-          delete req.headers.authorization;
-          delete req.headers['x-api-key'];
-          return next();
-        }
+      if (apiKey !== undefined) {
+        // Not shaped like any key auth issues: refused without asking auth, as auth would refuse it.
+        if (!API_KEY_SHAPE.test(apiKey)) return next(invalidApiKey());
         const token = await options.exchange.token(apiKey, bucket.slice(4));
         req.headers.authorization = `Bearer ${token}`;
         delete req.headers['x-api-key'];
