@@ -154,6 +154,42 @@ export function assertPublicHost(url: URL, allowPrivate = false): void {
   if (!allowPrivate && isPrivateAddress(host)) throw new OutboundError('blocked_address', `${url.host} is a private address`);
 }
 
+/** Where a guarded `host:port` target connects: the address the guard checked, and the name it was given. */
+export interface GuardedTarget {
+  /** The host as given (a name or a literal address, without brackets). */
+  host: string;
+  port: number;
+  /** The address the guard checked: connect to this one, so a second lookup cannot answer differently. */
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * The outbound guard for a target that is not a URL (`host:port`, a gRPC address): a valid port, and
+ * no private, loopback or link-local address unless allowed (`blocked_address`, as `guardedFetch`
+ * answers). A name is resolved once here; connect to the returned address.
+ */
+export async function guardedTarget(target: string, allowPrivate = false): Promise<GuardedTarget> {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(target);
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535) throw new OutboundError('bad_url', 'The target is not host:port');
+  const host = match[1] ?? match[2];
+  const literal = isIP(host);
+  if (literal !== 0) {
+    if (!allowPrivate && isPrivateAddress(host)) throw new OutboundError('blocked_address', `${target} is a private address`);
+    return { host, port, address: host, family: literal as 4 | 6 };
+  }
+  const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, list) =>
+      error ? reject(new OutboundError('network', `${host} could not be resolved (${error.code ?? error.message})`)) : resolve(list),
+    ),
+  );
+  if (addresses.length === 0) throw new OutboundError('network', `${host} has no address`);
+  if (!allowPrivate && addresses.some((entry) => isPrivateAddress(entry.address)))
+    throw new OutboundError('blocked_address', `${host} resolves to a private address`);
+  return { host, port, address: addresses[0].address, family: addresses[0].family as 4 | 6 };
+}
+
 function send(url: URL, request: GuardedRequest, options: GuardOptions, signal: AbortSignal, timeoutMs: number): Promise<GuardedResponse> {
   try {
     assertPublicHost(url, options.allowPrivate);

@@ -1,8 +1,8 @@
-import { guardedFetch } from '@platform/http';
+import { guardedFetch, guardedTarget, type GuardedTarget } from '@platform/http';
 
 /**
- * The one place the mesh calls a URL an agent registered (its endpoint and its HTTP check): every
- * call goes through the platform's outbound guard (http(s) only, timeout, size cap, no private
+ * The one place the mesh calls what an agent registered (its endpoint, its HTTP or gRPC check):
+ * every call goes through the platform's outbound guard (http(s) only, timeout, size cap, no private
  * addresses unless OUTBOUND_ALLOW_PRIVATE).
  */
 export class AgentCaller {
@@ -22,5 +22,10 @@ export class AgentCaller {
   async check(url: string, timeoutMs: number): Promise<number> {
     const response = await guardedFetch(url, { method: 'GET' }, { timeoutMs, maxBytes: 64 * 1024, allowPrivate: this.allowPrivate });
     return response.status;
+  }
+
+  /** Where a gRPC check may connect (`host:port`), under the same guard; refused as an HTTP target would be. */
+  grpcTarget(target: string): Promise<GuardedTarget> {
+    return guardedTarget(target, this.allowPrivate);
   }
 }

@@ -45,11 +45,17 @@ export class Probes {
     }
   }
 
-  private grpcCheck(target: string, timeoutMs: number): Promise<string> {
-    let client = this.grpcClients.get(target);
+  private async grpcCheck(target: string, timeoutMs: number): Promise<string> {
+    // The guard resolves the target once; the client connects to the address it checked.
+    const { host, port, address, family } = await this.caller.grpcTarget(target);
+    const pinned = `${family === 6 ? `[${address}]` : address}:${port}`;
+    const key = `${host} ${pinned}`;
+    let client = this.grpcClients.get(key);
     if (!client) {
-      client = new (protos().Health)(target, grpc.credentials.createInsecure()) as never;
-      this.grpcClients.set(target, client!);
+      client = new (protos().Health)(pinned, grpc.credentials.createInsecure(), {
+        'grpc.default_authority': `${host.includes(':') ? `[${host}]` : host}:${port}`,
+      }) as never;
+      this.grpcClients.set(key, client!);
     }
     return new Promise((resolve, reject) => {
       (
