@@ -244,6 +244,8 @@ export class Fakes {
         finished_at: null,
         pinned: false,
         steps: ((request.body as { steps?: unknown[] })?.steps ?? []).length,
+        owner: 'the-caller',
+        team: (request.body as { team?: string })?.team ?? null,
       },
     }));
     this.mcpRegistry.on('POST', /^\/connections\/discover$/, () => ({

@@ -5,5 +5,5 @@ import type { Caller } from '../agents/agents.service';
 export function caller(req: Request): Caller {
   const auth = req.auth!;
   const bearer = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-  return { sub: auth.sub, permissions: auth.permissions ?? [], bearer };
+  return { sub: auth.sub, permissions: auth.permissions ?? [], teams: auth.teams, bearer };
 }

@@ -21,6 +21,7 @@ export class AgentsRepository {
     name: string;
     version: string;
     ownerSub: string;
+    team: string | null;
     manifest: object;
     deployment: object;
     endpoint?: string;
@@ -36,8 +37,9 @@ export class AgentsRepository {
     return this.db.agent.findUnique({ where: { namespace_name: { namespace, name } } });
   }
 
-  async list(filter: { namespace?: string; status?: string; ownerSub?: string }, page: { limit: number; offset: number }) {
-    const where = { namespace: filter.namespace, status: filter.status, ownerSub: filter.ownerSub };
+  /** `scope`: the caller's read scope as a `where` fragment (`readScopeWhere`). */
+  async list(filter: { namespace?: string; status?: string }, scope: Prisma.AgentWhereInput, page: { limit: number; offset: number }) {
+    const where: Prisma.AgentWhereInput = { AND: [{ namespace: filter.namespace, status: filter.status }, scope] };
     const [items, total] = await Promise.all([
       this.db.agent.findMany({ where, include: withSteps, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: page.limit, skip: page.offset }),
       this.db.agent.count({ where }),
@@ -69,9 +71,19 @@ export class AgentsRepository {
     return this.db.agentStep.deleteMany({ where: { agentId, operation } });
   }
 
+  /** What execute needs of an agent: who owns it, its state and where the mesh knows it. */
+  async findForExecution(id: string): Promise<{ id: string; status: string; refs: unknown; ownerSub: string; team: string | null } | null> {
+    const { rows } = await this.sql.query<{ id: string; status: string; refs: unknown; ownerSub: string; team: string | null }>({
+      name: 'gateway-find-for-execution',
+      text: `SELECT "id", "status", "refs", "ownerSub", "team" FROM "Agent" WHERE "id" = $1`,
+      values: [id],
+    });
+    return rows[0] ?? null;
+  }
+
   /**
-   * The hot path of execute, one statement: the agent's state and, when it is active, the new
-   * execution recorded as `sent`. Undefined when there is no such agent.
+   * Records the new execution as `sent` when the agent is (still) active, in one statement that
+   * also answers the agent's state (`status` undefined when the agent is gone).
    */
   async startExecution(data: {
     id: string;
@@ -80,7 +92,7 @@ export class AgentsRepository {
     messageId: string;
     input: object;
     traceId?: string;
-  }): Promise<{ id: string; status: string; refs: unknown; recorded: boolean } | undefined> {
+  }): Promise<{ status?: string; recorded: boolean }> {
     const { rows } = await this.sql.query<{ id: string; status: string; refs: unknown; recorded: boolean }>({
       name: 'gateway-start-execution',
       text: `WITH agent AS (SELECT "id", "status", "refs" FROM "Agent" WHERE "id" = $2),
@@ -91,7 +103,7 @@ export class AgentsRepository {
         SELECT "id", "status", "refs", EXISTS (SELECT 1 FROM recorded) AS "recorded" FROM agent`,
       values: [data.id, data.agentId, data.callerSub, data.messageId, JSON.stringify(data.input), data.traceId ?? null],
     });
-    return rows[0];
+    return rows[0] ?? { recorded: false };
   }
 
   findExecution(id: string) {

@@ -37,12 +37,12 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService): void {
     .route({
       method: 'get',
       path: '/agents',
-      summary: 'Agents created through the gateway',
+      summary: "Agents created through the gateway that the caller may read (their own and their teams'; all with agents:admin)",
       tags,
       access: read,
       query: gateway.AgentListQuery,
       responses: { 200: { description: 'A page of agents', schema: gateway.AgentPage }, ...failures },
-      handler: (req) => agents.list(req.valid.query),
+      handler: (req) => agents.list(caller(req), req.valid.query),
     })
     .route({
       method: 'get',
@@ -52,7 +52,7 @@ export function agentRoutes(api: ApiRouter, agents: AgentsService): void {
       access: read,
       params: gateway.AgentParams,
       responses: { 200: { description: 'The agent', schema: gateway.GatewayAgent }, 404: { description: 'No such agent', schema: ErrorBody }, ...failures },
-      handler: (req) => agents.get(req.valid.params.agentId),
+      handler: (req) => agents.get(caller(req), req.valid.params.agentId),
     })
     .route({
       method: 'put',

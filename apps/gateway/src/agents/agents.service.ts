@@ -1,11 +1,11 @@
 import { trace } from '@opentelemetry/api';
 import { UpstreamError, type MasterClient, type MeshClient, type RegistryClient, type TracingClient } from '@platform/clients';
-import type { gateway } from '@platform/contracts';
-import { ApiError, badRequest, conflict, forbidden, isUniqueViolation, notFound } from '@platform/http';
-import { hasPermission } from '@platform/jwt';
+import type { gateway, TeamMembershipClaim } from '@platform/contracts';
+import { ApiError, badRequest, conflict, isUniqueViolation, readScopeWhere } from '@platform/http';
 import { validateManifest } from '@platform/manifest';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { owned, rules, scopeColumns } from '../access/ownership';
 import type { ReplyHub } from '../replies/reply-hub';
 import type { AgentRow, AgentsRepository } from './agents.repository';
 import { agentView } from './agents.view';
@@ -13,7 +13,9 @@ import type { DeployTarget, Deployer } from './deployers';
 
 export interface Caller {
   sub: string;
-  permissions: readonly string[];
+  permissions: string[];
+  /** The caller's teams and roles, as the token carries them (ownership of shared records). */
+  teams?: TeamMembershipClaim[];
   /** The caller's platform token, forwarded so permissions stay the caller's. */
   bearer: string;
 }
@@ -176,8 +178,11 @@ export class AgentsService {
         issues: [{ path: 'body.deployment.image', message: 'required', code: 'required' }],
       });
     }
+    const { owner, team } = rules.agent.ownerFor(caller, body.team);
     const existing = await this.repository.findByName(facts.namespace, facts.name);
-    if (existing && existing.status !== 'failed') throw conflict(`The agent ${facts.namespace}/${facts.name} exists`, { id: existing.id });
+    // A failed agent is replaced only by whom may change it; to anyone else the name is simply taken.
+    if (existing && (existing.status !== 'failed' || !rules.agent.canWrite(caller, owned(existing)!)))
+      throw conflict(`The agent ${facts.namespace}/${facts.name} exists`, { id: existing.id });
     if (existing) await this.repository.delete(existing.id);
     let row: AgentRow;
     try {
@@ -185,7 +190,8 @@ export class AgentsService {
         namespace: facts.namespace,
         name: facts.name,
         version: facts.version,
-        ownerSub: caller.sub,
+        ownerSub: owner,
+        team,
         manifest: body.manifest,
         deployment: { deployer: this.deps.deployer.kind, ...deployment },
       });
@@ -266,28 +272,24 @@ export class AgentsService {
     return agentView(await this.repository.update(row.id, { status: 'active', refs, endpoint: endpoint ?? null, error: null }));
   }
 
-  private async owned(caller: Caller, id: string): Promise<AgentRow> {
-    const row = await this.repository.find(id);
-    if (!row) throw notFound(`No agent ${id}`);
-    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'agents:admin'))
-      throw forbidden('Only the agent owner or agents:admin may change it', { reason: 'not_owner' });
-    return row;
+  /** The agent when the caller may change it: 404 when they may not read it, 403 when they only may. */
+  private async writable(caller: Caller, id: string): Promise<AgentRow> {
+    return rules.agent.writable(caller, owned(await this.repository.find(id)), id);
   }
 
-  async get(id: string) {
-    const row = await this.repository.find(id);
-    if (!row) throw notFound(`No agent ${id}`);
-    return agentView(row);
+  async get(caller: Caller, id: string) {
+    return agentView(rules.agent.readable(caller, owned(await this.repository.find(id)), id));
   }
 
-  async list(query: z.infer<typeof gateway.AgentListQuery>) {
-    const { items, total } = await this.repository.list({ namespace: query.namespace, status: query.status }, query);
+  async list(caller: Caller, query: z.infer<typeof gateway.AgentListQuery>) {
+    const scope = readScopeWhere(rules.agent.readScope(caller), scopeColumns);
+    const { items, total } = await this.repository.list({ namespace: query.namespace, status: query.status }, scope, query);
     const views = items.map(agentView).filter((agent) => !query.capability || agent.capabilities.includes(query.capability));
     return { items: views, total, limit: query.limit, offset: query.offset };
   }
 
   async update(caller: Caller, id: string, body: z.infer<typeof gateway.UpdateAgentBody>) {
-    const row = await this.owned(caller, id);
+    const row = await this.writable(caller, id);
     if (row.status !== 'active') throw conflict(`The agent is ${row.status}; only an active agent can be updated`, { status: row.status });
     const oldManifest = row.manifest as Record<string, unknown>;
     const oldDeployment = row.deployment as z.infer<typeof gateway.DeploymentRequest>;
@@ -347,7 +349,7 @@ export class AgentsService {
   }
 
   async remove(caller: Caller, id: string): Promise<void> {
-    const row = await this.owned(caller, id);
+    const row = await this.writable(caller, id);
     const manifest = row.manifest as Record<string, unknown>;
     const facts = this.facts(manifest);
     const refs = row.refs as Refs;
@@ -393,7 +395,10 @@ export class AgentsService {
     const executionId = randomUUID();
     const timeoutMs = body.timeout_ms ?? this.deps.executeTimeoutMs;
     const started = Date.now();
-    // One statement finds the agent and, when it is active, records the execution.
+    // Running an agent is changing it as far as ownership goes: its owner, its team's editors, agents:admin.
+    const agent = rules.agent.writable(caller, owned(await this.repository.findForExecution(id)), id);
+    if (agent.status !== 'active') throw conflict(`The agent is ${agent.status}`, { status: agent.status });
+    // Recorded only while the agent is still active (it may have changed since it was read).
     const row = await this.repository.startExecution({
       id: executionId,
       agentId: id,
@@ -402,15 +407,14 @@ export class AgentsService {
       input: { input: body.input ?? null },
       traceId,
     });
-    if (!row) throw notFound(`No agent ${id}`);
-    if (!row.recorded) throw conflict(`The agent is ${row.status}`, { status: row.status });
+    if (!row.recorded) throw conflict(`The agent is ${row.status ?? 'gone'}`, { status: row.status });
     // Listening before sending: the reply may come back before the send returns.
     const waiter = this.deps.replies.waitFor(executionId, timeoutMs);
     try {
       const { service } = await this.tokens(caller);
       await this.deps.mesh.send(
         {
-          to: (row.refs as Refs).meshId ?? row.id,
+          to: (agent.refs as Refs).meshId ?? agent.id,
           message_id: messageId,
           from: 'gateway',
           ttl_ms: Math.max(1000, timeoutMs),
@@ -434,7 +438,7 @@ export class AgentsService {
       await this.repository.finishExecution(executionId, 'timeout', { error: `no reply within ${timeoutMs} ms` });
       throw new ApiError(504, 'api_error', 'upstream_timeout', `The agent did not answer within ${timeoutMs} ms`, {
         service: 'agent',
-        agentId: row.id,
+        agentId: agent.id,
         executionId,
       });
     }
@@ -447,7 +451,7 @@ export class AgentsService {
       .catch((error: unknown) => this.deps.onError?.(error, 'recording an execution reply'));
     return {
       executionId,
-      agentId: row.id,
+      agentId: agent.id,
       status: reply.error ? ('failed' as const) : ('completed' as const),
       output: reply.output ?? null,
       error: reply.error ?? null,

@@ -14,6 +14,7 @@ export function agentView(row: AgentRow): z.infer<typeof gateway.GatewayAgent> {
     version: row.version,
     status: row.status as z.infer<typeof gateway.AgentStatus>,
     owner: row.ownerSub,
+    team: row.team,
     endpoint: row.endpoint,
     deployment: row.deployment as { deployer: 'none' | 'kubernetes' },
     refs: row.refs as Record<string, unknown>,

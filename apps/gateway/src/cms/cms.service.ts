@@ -1,9 +1,9 @@
 import type { JsonApiCmsClient, JsonApiResource } from '@platform/clients';
 import type { gateway } from '@platform/contracts';
-import { forbidden, notFound, serviceUnavailable } from '@platform/http';
-import { hasPermission } from '@platform/jwt';
+import { serviceUnavailable } from '@platform/http';
 import type { TypedQueue } from '@platform/queues';
 import type { z } from 'zod';
+import { owned, rules } from '../access/ownership';
 import type { Caller } from '../agents/agents.service';
 import type { siteQueue } from './sites.queue';
 import type { SitePage, SitesRepository } from './sites.repository';
@@ -75,6 +75,8 @@ export class CmsService {
       progress: { total: row.pagesTotal, done: row.pagesDone, percent: row.pagesTotal === 0 ? 100 : Math.round((row.pagesDone / row.pagesTotal) * 100) },
       pages: pages.map((entry) => ({ title: entry.title, path: entry.path, cmsId: entry.cmsId, status: entry.status })),
       error: row.error,
+      owner: row.ownerSub,
+      team: row.team,
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
       links: { self: `${this.basePath}/cms/sites/${row.id}` },
@@ -83,18 +85,15 @@ export class CmsService {
 
   async createSite(caller: Caller, body: z.infer<typeof gateway.CreateSiteBody>) {
     this.client();
+    const { owner, team } = rules.site.ownerFor(caller, body.team);
     const pages = body.pages.map((spec) => ({ title: spec.title, path: spec.path ?? null, prompt: spec.prompt ?? null, cmsId: null, status: 'pending' }));
-    const row = await this.sites.create({ ownerSub: caller.sub, name: body.name, request: body, pages });
+    const row = await this.sites.create({ ownerSub: owner, team, name: body.name, request: body, pages });
     await this.queue.add('build', { siteId: row.id }, { jobId: row.id });
     return this.siteView(row);
   }
 
   async getSite(caller: Caller, id: string) {
-    const row = await this.sites.find(id);
-    if (!row) throw notFound(`No site job ${id}`);
-    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'cms:admin'))
-      throw forbidden('Only the owner may read this job', { reason: 'not_owner' });
-    return this.siteView(row);
+    return this.siteView(rules.site.readable(caller, owned(await this.sites.find(id)), id));
   }
 
   /** The job: creates every page not yet created (a retried job resumes), recording each. */

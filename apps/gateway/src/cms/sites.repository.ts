@@ -5,7 +5,7 @@ export type SitePage = { title: string; path: string | null; prompt: string | nu
 export class SitesRepository {
   constructor(private readonly db: Db) {}
 
-  create(data: { ownerSub: string; name: string; request: object; pages: SitePage[] }) {
+  create(data: { ownerSub: string; team: string | null; name: string; request: object; pages: SitePage[] }) {
     return this.db.siteJob.create({ data: { ...data, status: 'queued', pagesTotal: data.pages.length } });
   }
 

@@ -1,11 +1,12 @@
 import type { Db } from '../database';
+import type { Prisma } from '../generated/prisma/client';
 
 const tasksInOrder = { tasks: { orderBy: { createdAt: 'asc' as const } } };
 
 export class StudioRepository {
   constructor(private readonly db: Db) {}
 
-  createSession(data: { ownerSub: string; name: string; repository?: string; capability: string }) {
+  createSession(data: { ownerSub: string; team: string | null; name: string; repository?: string; capability: string }) {
     return this.db.studioSession.create({ data: { ...data, status: 'open' }, include: tasksInOrder });
   }
 
@@ -13,8 +14,9 @@ export class StudioRepository {
     return this.db.studioSession.findUnique({ where: { id }, include: tasksInOrder });
   }
 
-  async listSessions(ownerSub: string | undefined, page: { limit: number; offset: number }) {
-    const where = { ownerSub };
+  /** `scope`: the caller's read scope as a `where` fragment (`readScopeWhere`). */
+  async listSessions(scope: Prisma.StudioSessionWhereInput, page: { limit: number; offset: number }) {
+    const where = scope;
     const [items, total] = await Promise.all([
       this.db.studioSession.findMany({ where, include: tasksInOrder, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: page.limit, skip: page.offset }),
       this.db.studioSession.count({ where }),

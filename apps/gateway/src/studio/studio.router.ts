@@ -27,7 +27,7 @@ export function studioRoutes(api: ApiRouter, studio: StudioService): void {
     .route({
       method: 'get',
       path: '/studio/sessions',
-      summary: "The caller's sessions (all with studio:admin) with their tasks",
+      summary: "The sessions the caller may read (their own and their teams'; all with studio:admin) with their tasks",
       tags,
       access: read,
       query: PageQuery.strict(),

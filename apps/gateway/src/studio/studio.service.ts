@@ -1,9 +1,9 @@
 import type { MeshClient } from '@platform/clients';
 import type { gateway } from '@platform/contracts';
-import { forbidden, notFound } from '@platform/http';
-import { hasPermission } from '@platform/jwt';
+import { notFound, readScopeWhere } from '@platform/http';
 import type { TypedQueue } from '@platform/queues';
 import type { z } from 'zod';
+import { owned, rules, scopeColumns } from '../access/ownership';
 import type { Caller } from '../agents/agents.service';
 import type { ReplyHub } from '../replies/reply-hub';
 import type { studioTaskQueue } from './studio.queue';
@@ -30,6 +30,8 @@ export const sessionView = (session: SessionRow) => ({
   repository: session.repository,
   capability: session.capability,
   status: session.status,
+  owner: session.ownerSub,
+  team: session.team,
   tasks: session.tasks.map(taskView),
   createdAt: session.createdAt.toISOString(),
 });
@@ -51,36 +53,30 @@ export class StudioService {
   ) {}
 
   async create(caller: Caller, body: z.infer<typeof gateway.CreateSessionBody>) {
-    return sessionView(await this.repository.createSession({ ownerSub: caller.sub, ...body }));
+    const { team, ...session } = body;
+    const owner = rules.session.ownerFor(caller, team);
+    return sessionView(await this.repository.createSession({ ownerSub: owner.owner, team: owner.team, ...session }));
   }
 
   async list(caller: Caller, page: { limit: number; offset: number }) {
-    const owner = hasPermission(caller.permissions, 'studio:admin') ? undefined : caller.sub;
-    const { items, total } = await this.repository.listSessions(owner, page);
+    const { items, total } = await this.repository.listSessions(readScopeWhere(rules.session.readScope(caller), scopeColumns), page);
     return { items: items.map(sessionView), total, limit: page.limit, offset: page.offset };
   }
 
-  private async session(caller: Caller, id: string) {
-    const session = await this.repository.findSession(id);
-    if (!session) throw notFound(`No session ${id}`);
-    if (session.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'studio:admin'))
-      throw forbidden('Only the session owner may use it', { reason: 'not_owner' });
-    return session;
-  }
-
   async get(caller: Caller, id: string) {
-    return sessionView(await this.session(caller, id));
+    return sessionView(rules.session.readable(caller, owned(await this.repository.findSession(id)), id));
   }
 
+  /** Adding a task runs the session's coding agent: its owner, its team's editors or studio:admin. */
   async addTask(caller: Caller, sessionId: string, instruction: string) {
-    await this.session(caller, sessionId);
+    rules.session.writable(caller, owned(await this.repository.findSession(sessionId)), sessionId);
     const task = await this.repository.createTask(sessionId, instruction);
     await this.deps.queue.add('run', { taskId: task.id }, { jobId: task.id });
     return taskView(task);
   }
 
   async getTask(caller: Caller, sessionId: string, taskId: string) {
-    const session = await this.session(caller, sessionId);
+    const session = rules.session.readable(caller, owned(await this.repository.findSession(sessionId)), sessionId);
     const task = session.tasks.find((item) => item.id === taskId);
     if (!task) throw notFound(`No task ${taskId} in session ${sessionId}`);
     return taskView(task);

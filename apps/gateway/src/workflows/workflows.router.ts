@@ -31,7 +31,7 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService): voi
     .route({
       method: 'get',
       path: '/workflows',
-      summary: "The caller's workflows, by framework",
+      summary: "The workflows the caller may read (their own and their teams'; all with workflows:admin), by framework",
       tags,
       access: { permission: 'workflows:read' },
       query: gateway.WorkflowListQuery,

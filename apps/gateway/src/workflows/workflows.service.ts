@@ -1,8 +1,8 @@
 import type { WorkersClient, WorkflowEngineClient } from '@platform/clients';
 import type { gateway, workers } from '@platform/contracts';
-import { forbidden, notFound } from '@platform/http';
-import { hasPermission } from '@platform/jwt';
+import { readScopeWhere } from '@platform/http';
 import type { z } from 'zod';
+import { owned, rules, scopeColumns } from '../access/ownership';
 import type { Caller } from '../agents/agents.service';
 import type { WorkflowsRepository } from './workflows.repository';
 
@@ -15,6 +15,8 @@ const view = (row: Row) => ({
   framework: row.framework as z.infer<typeof gateway.WorkflowFramework>,
   target: row.target as 'workflow-engine' | 'workers',
   remoteId: row.remoteId,
+  owner: row.ownerSub,
+  team: row.team,
   createdAt: row.createdAt.toISOString(),
 });
 
@@ -29,6 +31,7 @@ export class WorkflowsService {
   ) {}
 
   async create(caller: Caller, body: z.infer<typeof gateway.CreateWorkflowBody>) {
+    const { owner, team } = rules.workflow.ownerFor(caller, body.team);
     if (FLOW_BASED.has(body.framework)) {
       const created = await this.deps.workflowEngine.create(
         { name: body.name, description: body.description, category: body.category, flow: body.flow! },
@@ -36,7 +39,8 @@ export class WorkflowsService {
       );
       return view(
         await this.repository.create({
-          ownerSub: caller.sub,
+          ownerSub: owner,
+          team,
           name: body.name,
           framework: body.framework,
           target: 'workflow-engine',
@@ -47,7 +51,8 @@ export class WorkflowsService {
     }
     return view(
       await this.repository.create({
-        ownerSub: caller.sub,
+        ownerSub: owner,
+        team,
         name: body.name,
         framework: body.framework,
         target: 'workers',
@@ -58,16 +63,13 @@ export class WorkflowsService {
   }
 
   async list(caller: Caller, query: z.infer<typeof gateway.WorkflowListQuery>) {
-    const owner = hasPermission(caller.permissions, 'workflows:admin') ? undefined : caller.sub;
-    const { items, total } = await this.repository.list({ framework: query.framework, ownerSub: owner }, query);
+    const scope = readScopeWhere(rules.workflow.readScope(caller), scopeColumns);
+    const { items, total } = await this.repository.list({ framework: query.framework }, scope, query);
     return { items: items.map(view), total, limit: query.limit, offset: query.offset };
   }
 
   async execute(caller: Caller, id: string, inputs: Record<string, unknown>) {
-    const row = await this.repository.find(id);
-    if (!row) throw notFound(`No workflow ${id}`);
-    if (row.ownerSub !== caller.sub && !hasPermission(caller.permissions, 'workflows:admin'))
-      throw forbidden('Only the workflow owner may run it', { reason: 'not_owner' });
+    const row = rules.workflow.writable(caller, owned(await this.repository.find(id)), id);
     const call = { bearer: caller.bearer };
     const definition = row.definition as { steps?: Array<Record<string, unknown>> };
     const execution =

@@ -33,6 +33,14 @@ const environmentVariables = () =>
     .default({});
 
 export const Id = z.uuid();
+/** A team (auth's id) to share a new resource with: its members read it, its editors change and run it. */
+export const TeamId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'a team id');
+/** Who a resource belongs to, on every response that shows one. */
+const ownership = { owner: z.string(), team: z.string().nullable() };
 export const Manifest = z.record(z.string(), z.unknown()).describe('An agent manifest (spec 1) as a JSON object');
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +66,7 @@ export const DeploymentRequest = z
 export type DeploymentRequest = z.infer<typeof DeploymentRequest>;
 
 export const CreateAgentBody = z
-  .object({ manifest: Manifest, deployment: DeploymentRequest.default({ port: 8080, replicas: 1, env: {} }) })
+  .object({ manifest: Manifest, deployment: DeploymentRequest.default({ port: 8080, replicas: 1, env: {} }), team: TeamId.optional() })
   .strict()
   .refine((body) => small(1024 * 1024)(body.manifest), { path: ['manifest'], message: 'at most 1 MiB' });
 export type CreateAgentBody = z.infer<typeof CreateAgentBody>;
@@ -89,7 +97,7 @@ export const GatewayAgent = z
     name: z.string(),
     version: z.string(),
     status: AgentStatus,
-    owner: z.string(),
+    ...ownership,
     endpoint: z.string().nullable(),
     deployment: z.object({ deployer: Deployer }).loose(),
     refs: z.record(z.string(), z.unknown()),
@@ -156,6 +164,7 @@ export const CreateWorkflowBody = z
     /** chain-based: the steps as workers take them. */
     steps: z.array(z.record(z.string(), z.unknown())).min(1).max(200).optional(),
     category: plain(100).optional(),
+    team: TeamId.optional(),
   })
   .strict()
   .refine((body) => (['langflow', 'flow'].includes(body.framework) ? body.flow !== undefined : body.steps !== undefined), {
@@ -170,6 +179,7 @@ export const GatewayWorkflow = z
     framework: WorkflowFramework,
     target: z.enum(['workflow-engine', 'workers']),
     remoteId: z.string(),
+    ...ownership,
     createdAt: z.string(),
   })
   .meta({ id: 'GatewayWorkflow' });
@@ -258,6 +268,7 @@ export const CreateSiteBody = z
       .max(128)
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
       .optional(),
+    team: TeamId.optional(),
   })
   .strict();
 export const SiteJobStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -269,6 +280,7 @@ export const SiteJob = z
     progress: z.object({ total: z.number().int(), done: z.number().int(), percent: z.number() }),
     pages: z.array(z.object({ title: z.string(), path: z.string().nullable(), cmsId: z.string().nullable(), status: z.string() })),
     error: z.string().nullable(),
+    ...ownership,
     createdAt: z.string(),
     updatedAt: z.string(),
     links: z.object({ self: z.string() }),
@@ -289,6 +301,7 @@ export const CreateSessionBody = z
       .max(128)
       .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/)
       .default('coding'),
+    team: TeamId.optional(),
   })
   .strict();
 export const StudioTaskStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -312,6 +325,7 @@ export const StudioSession = z
     repository: z.string().nullable(),
     capability: z.string(),
     status: z.string(),
+    ...ownership,
     tasks: z.array(StudioTask),
     createdAt: z.string(),
   })
