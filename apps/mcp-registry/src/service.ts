@@ -70,14 +70,17 @@ export const mcpRegistryService = defineService({
     const api = new ApiRouter(verifier);
     const before = [rateLimit({ redis: infra.redis, name: SERVICE, points: config.MCP_RATE_LIMIT, burst: config.MCP_RATE_LIMIT_BURST, windowSeconds: 60 })];
     connectionRoutes(api, services.connections, before);
-    discoveryRoutes(api, services.discovery, before);
-    healthCheckRoutes(api, context.operations, before);
-    toolCallRoutes(api, context.operations, before);
-    capabilityRoutes(api, services.capabilities, before);
-    registryRoutes(api, services.registry, before);
-    loadDistributionRoutes(api, services.loadDistribution, before);
+    discoveryRoutes(api, services.discovery, services.connections, before);
+    healthCheckRoutes(api, context.operations, services.connections, before);
+    toolCallRoutes(api, context.operations, services.connections, before);
+    capabilityRoutes(api, services.capabilities, services.connections, before);
+    registryRoutes(api, services.registry, services.connections, before);
+    loadDistributionRoutes(api, services.loadDistribution, services.connections, before);
     cmsRoutes(api, services.cms, before);
-    const stream = createRegistryStream(verifier, context.events, logger, { maxPerUser: config.MCP_STREAM_MAX_PER_USER });
+    const stream = createRegistryStream(verifier, context.events, logger, {
+      maxPerUser: config.MCP_STREAM_MAX_PER_USER,
+      ownerOf: (connectionId) => services.connections.find(connectionId),
+    });
     infra.onShutdown('stream', () => stream.close(), ShutdownPriority.intake);
 
     return {

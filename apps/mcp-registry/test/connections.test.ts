@@ -41,6 +41,8 @@ describe('connections', () => {
         capabilities: [capability],
         health: { status: 'initializing', lastCheck: null, uptime: 0, errorRate: 0 },
       },
+      owner: h.sub,
+      team: null,
       createdAt: expect.any(String),
     });
     const detail = await request(h.url).get(`/connections/${res.body.id}`).set('Authorization', h.reader);

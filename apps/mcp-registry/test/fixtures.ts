@@ -38,6 +38,8 @@ export async function startHarness(overrides: Record<string, string> = {}, optio
     server: service.server,
     url: service.url,
     wsUrl: service.url.replace(/^http/, 'ws'),
+    /** The subject of `admin`, `writer` and `reader`: the owner of what they register. */
+    sub,
     admin: issuer.bearer(['mcp:read', 'mcp:write', 'mcp:admin'], { sub }),
     writer: issuer.bearer(['mcp:read', 'mcp:write'], { sub }),
     reader: issuer.bearer(['mcp:read'], { sub }),

@@ -5,10 +5,11 @@ import { startHarness, type Harness } from './fixtures';
 const SECRET = 'Bearer secret-of-the-server';
 
 /**
- * Connections have an owner (the subject of the token that registered them): only the owner or an
- * `mcp:admin` changes, disconnects or replaces one; rows without an owner only an admin. Names are
- * unique among connections that are not disconnected. The export never hands credentials to
- * readers.
+ * Connections have an owner (the subject of the token that registered them): only the owner, an
+ * editor of its team or an `mcp:admin` changes, disconnects or replaces one; rows without an owner
+ * only an admin. Another user who may not read it gets 404, as for a missing one (the shared rule;
+ * before it, 403). Names are unique among connections that are not disconnected. The export never
+ * hands credentials to readers.
  */
 describe('ownership, unique names and the export of credentials', () => {
   let h: Harness;
@@ -39,16 +40,17 @@ describe('ownership, unique names and the export of credentials', () => {
     expect((await stored(id)).owner).toBe(sub);
   });
 
-  it("refuses another user's PATCH, disconnect and import replace with 403, and lets the owner and an admin", async () => {
+  it("refuses another user's PATCH and disconnect as not found, an import replace with 403, and lets the owner and an admin", async () => {
     const { id, name } = await register();
     const patch = await request(h.url)
       .patch(`/connections/${id}`)
       .set('Authorization', stranger)
       .send({ metadata: { hijacked: true } });
-    expect(patch.status).toBe(403);
-    expect(patch.body).toMatchObject({ error: { type: 'authorization_error', code: 'insufficient_permissions' }, requestId: expect.any(String) });
+    // Not theirs to read: answered exactly as a connection that does not exist.
+    expect(patch.status).toBe(404);
+    expect(patch.body).toMatchObject({ error: { type: 'not_found_error', code: 'not_found', message: `No connection ${id}` }, requestId: expect.any(String) });
     const removal = await request(h.url).delete(`/connections/${id}`).set('Authorization', stranger);
-    expect(removal.status).toBe(403);
+    expect(removal.status).toBe(404);
     const replace = await request(h.url)
       .post('/registry/import')
       .set('Authorization', stranger)
@@ -72,13 +74,15 @@ describe('ownership, unique names and the export of credentials', () => {
     await request(h.url).delete(`/connections/${id}`).set('Authorization', h.writer).expect(200);
   });
 
-  it('lets only an admin change a connection registered before owners existed', async () => {
+  it('lets only an admin read or change a connection registered before owners existed', async () => {
     const { id } = await register();
     await h.db.connection.update({ where: { id }, data: { owner: null } });
+    // Admin-only under the shared rule: to anyone else it is not there (before the rule, a 403 to writers).
     const byWriter = await request(h.url).patch(`/connections/${id}`).set('Authorization', h.writer).send({ capacity: 2 });
-    expect(byWriter.status).toBe(403);
-    expect(byWriter.body.error.message).toMatch(/no owner/);
-    await request(h.url).delete(`/connections/${id}`).set('Authorization', h.writer).expect(403);
+    expect(byWriter.status).toBe(404);
+    await request(h.url).get(`/connections/${id}`).set('Authorization', h.reader).expect(404);
+    await request(h.url).delete(`/connections/${id}`).set('Authorization', h.writer).expect(404);
+    await request(h.url).get(`/connections/${id}`).set('Authorization', h.admin).expect(200);
     await request(h.url).patch(`/connections/${id}`).set('Authorization', h.admin).send({ capacity: 2 }).expect(200);
     await request(h.url).delete(`/connections/${id}`).set('Authorization', h.admin).expect(200);
   });

@@ -58,7 +58,8 @@ describe('/registry/stream', () => {
   });
 
   it('delivers the status change and the check of a connection to subscribers, and only what they asked for', async () => {
-    const token = h.issuer.token({ permissions: ['mcp:read'] });
+    // The stream shows only the events of connections the caller may read: the owner's reader.
+    const token = h.issuer.token({ permissions: ['mcp:read'], sub: h.sub });
     const all = await connect(`${h.wsUrl}/registry/stream?access_token=${token}`);
     const onlyChecks = await connect(`${h.wsUrl}/registry/stream`, { Authorization: h.reader });
     all.socket.send(JSON.stringify({ action: 'subscribe', events: ['connection-status', 'health-check', 'capability-request'] }));
@@ -100,16 +101,77 @@ describe('/registry/stream', () => {
     const client = await connect(`${h.wsUrl}/registry/stream`, { Authorization: h.reader });
     client.socket.send(JSON.stringify({ action: 'subscribe', events: ['connection-status'] }));
     await eventually(() => client.messages.some((m) => m.type === 'subscribed'));
-    const { testRedis } = await import('@platform/testing');
     const other = testRedis();
-    const connectionId = uniqueName('elsewhere');
+    // A connection of the reader's own: the stream delivers only what the caller may read.
+    const { id: connectionId } = (
+      await request(h.url)
+        .post('/connections')
+        .set('Authorization', h.writer)
+        .send({
+          name: uniqueName('elsewhere'),
+          protocol: 'http',
+          endpoint: { url: 'http://127.0.0.1:9/mcp' },
+          healthCheck: { enabled: false, interval: 30, timeout: 1000 },
+        })
+        .expect(201)
+    ).body as { id: string };
     await other.publish(
       `${h.context.config.MCP_REDIS_PREFIX}:events`,
       JSON.stringify({ type: 'connection-status', connectionId, status: 'error', timestamp: new Date().toISOString() }),
     );
-    await eventually(() => client.messages.some((m) => m.connectionId === connectionId));
+    await eventually(() => client.messages.some((m) => m.connectionId === connectionId && m.status === 'error'));
     other.disconnect();
     client.socket.close();
+  });
+
+  it("sends a connection's events only to callers who may read it: owner, team members and mcp:admin", async () => {
+    const team = uniqueName('team');
+    const bearers = {
+      owner: h.issuer.bearer(['mcp:read', 'mcp:write'], { sub: uniqueName('owner'), teams: [{ id: team, role: 'editor' }] }),
+      viewer: h.issuer.bearer(['mcp:read'], { teams: [{ id: team, role: 'viewer' }] }),
+      admin: h.issuer.bearer(['mcp:read', 'mcp:admin']),
+      stranger: h.issuer.bearer(['mcp:read', 'mcp:write']),
+      otherTeam: h.issuer.bearer(['mcp:read', 'mcp:write'], { teams: [{ id: uniqueName('team'), role: 'admin' }] }),
+    };
+    const sockets = Object.fromEntries(
+      await Promise.all(
+        Object.entries(bearers).map(async ([role, bearer]) => [role, await connect(`${h.wsUrl}/registry/stream`, { Authorization: bearer })] as const),
+      ),
+    ) as Record<keyof typeof bearers, Awaited<ReturnType<typeof connect>>>;
+    for (const { socket, messages } of Object.values(sockets)) {
+      socket.send(JSON.stringify({ action: 'subscribe', events: ['connection-status'] }));
+      await eventually(() => messages.some((m) => m.type === 'subscribed'));
+    }
+    const register = async (bearer: string, extra: Record<string, unknown> = {}) =>
+      (
+        await request(h.url)
+          .post('/connections')
+          .set('Authorization', bearer)
+          .send({
+            name: uniqueName('streamed'),
+            protocol: 'http',
+            endpoint: { url: 'http://127.0.0.1:9/mcp' },
+            healthCheck: { enabled: false, interval: 30, timeout: 1000 },
+            ...extra,
+          })
+          .expect(201)
+      ).body as { id: string };
+    const seen = (role: keyof typeof bearers, connectionId: string, status: string) =>
+      sockets[role].messages.some((m) => m.connectionId === connectionId && m.status === status);
+
+    const shared = await register(bearers.owner, { team });
+    await request(h.url).delete(`/connections/${shared.id}`).set('Authorization', bearers.owner).expect(200);
+    await eventually(() => (['owner', 'viewer', 'admin'] as const).every((role) => seen(role, shared.id, 'disconnected')));
+    // Each socket gets its events in order: once the outsiders have an event of their own registered
+    // after, the shared connection's events had their chance to reach them.
+    const strangers = await register(bearers.stranger);
+    const otherTeams = await register(bearers.otherTeam);
+    await eventually(() => seen('stranger', strangers.id, 'active') && seen('otherTeam', otherTeams.id, 'active'));
+    expect(sockets.stranger.messages.some((m) => m.connectionId === shared.id)).toBe(false);
+    expect(sockets.otherTeam.messages.some((m) => m.connectionId === shared.id)).toBe(false);
+    expect(seen('stranger', otherTeams.id, 'active') || seen('otherTeam', strangers.id, 'active')).toBe(false);
+    for (const { socket } of Object.values(sockets)) socket.close();
+    await h.db.connection.deleteMany({ where: { id: { in: [shared.id, strangers.id, otherTeams.id] } } });
   });
 });
 

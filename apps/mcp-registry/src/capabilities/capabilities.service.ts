@@ -1,3 +1,4 @@
+import type { ReadScope } from '@platform/http';
 import type { ConnectionService } from '../connections/connections.service';
 import type { CapabilityRepository } from './capabilities.repository';
 
@@ -12,8 +13,13 @@ export class CapabilityService {
     private readonly connections: ConnectionService,
   ) {}
 
-  async summary() {
-    const [connections, tools, calls] = await Promise.all([this.repository.liveCapabilityNames(), this.repository.liveTools(), this.connections.callsByTool()]);
+  /** Over the connections the caller may read (their providers, tools and calls). */
+  async summary(scope: ReadScope) {
+    const [connections, tools, calls] = await Promise.all([
+      this.repository.liveCapabilityNames(scope),
+      this.repository.liveTools(scope),
+      this.connections.callsByTool(scope),
+    ]);
     const providers = new Map<string, number>();
     for (const connection of connections) for (const name of connection.capabilityNames) providers.set(name, (providers.get(name) ?? 0) + 1);
     const descriptions = new Map<string, string>();

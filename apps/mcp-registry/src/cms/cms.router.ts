@@ -8,7 +8,8 @@ export function cmsRoutes(api: ApiRouter, service: CmsSyncService, before: Reque
     method: 'post',
     path: '/cms/sync',
     summary: 'Synchronise connections with a CMS over JSON:API',
-    description: '`bidirectional` pulls the connections defined on the CMS (stdio ones only for admins), then pushes every connection to it.',
+    description:
+      '`bidirectional` pulls the connections defined on the CMS (stdio ones only for admins), then pushes every connection the caller may read to it. Pulled connections belong to the caller.',
     tags: ['cms'],
     access: { permission: 'mcp:write' },
     before,

@@ -104,12 +104,10 @@ export class CmsSyncService {
       throw cmsFailure(error, 'the list of connections');
     });
     const type = remote[0]?.type ?? resourceTypeOf(collection);
-    let local = await this.deps.connections.live();
-    if (request.syncMode !== 'push') {
-      await this.pull(remote, local, caller, result);
-      local = await this.deps.connections.live();
-    }
-    if (request.syncMode !== 'pull') await this.push(cms, collection, type, remote, local, result);
+    if (request.syncMode !== 'push') await this.pull(remote, await this.deps.connections.live(), caller, result);
+    // Only what the caller may read leaves for their CMS; pulled names are matched against all (names are unique).
+    if (request.syncMode !== 'pull')
+      await this.push(cms, collection, type, remote, await this.deps.connections.live(this.deps.connections.readScope(caller)), result);
     result.syncedAt = new Date().toISOString();
     return result;
   }

@@ -1,3 +1,4 @@
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 import type { Connection, Prisma, Tool } from '../generated/prisma/client';
 import { round } from '../numbers';
@@ -11,6 +12,16 @@ export type ConnectionFilter = Pick<Prisma.ConnectionWhereInput, 'status' | 'typ
 export type Json = Prisma.InputJsonValue;
 
 const TOOL_CALL = '"mcp-registry"."ToolCall"';
+
+/** The connections a read scope reaches, as a `where` over connections. */
+export function scopeWhere(scope: ReadScope): Prisma.ConnectionWhereInput {
+  return readScopeWhere(scope) as Prisma.ConnectionWhereInput;
+}
+
+/** The same over rows that belong to a connection (tools, tool calls); nothing added for an admin. */
+export function connectionScopeWhere(scope: ReadScope): { connection?: Prisma.ConnectionWhereInput } {
+  return scope.all ? {} : { connection: scopeWhere(scope) };
+}
 
 /** Connections, their tools and their tool-call history in Postgres. */
 export class ConnectionRepository {
@@ -36,20 +47,21 @@ export class ConnectionRepository {
     return this.prisma.connection.findMany({ where: { id: { in: ids } } });
   }
 
-  async list(filter: ConnectionFilter, limit: number, offset: number): Promise<{ rows: ConnectionRow[]; total: number; filtered: number }> {
+  async list(filter: ConnectionFilter, scope: ReadScope, limit: number, offset: number): Promise<{ rows: ConnectionRow[]; total: number; filtered: number }> {
     const { capability, ...fields } = filter;
-    const where: Prisma.ConnectionWhereInput = { ...fields, ...(capability && { capabilityNames: { has: capability } }) };
+    const visible = scopeWhere(scope);
+    const where: Prisma.ConnectionWhereInput = { ...visible, ...fields, ...(capability && { capabilityNames: { has: capability } }) };
     const [rows, total, filtered] = await Promise.all([
       this.prisma.connection.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
-      this.prisma.connection.count(),
+      this.prisma.connection.count({ where: visible }),
       this.prisma.connection.count({ where }),
     ]);
     return { rows, total, filtered };
   }
 
   /** Every connection that is not disconnected, oldest first. */
-  live(): Promise<ConnectionRow[]> {
-    return this.prisma.connection.findMany({ where: { status: { not: 'disconnected' } }, orderBy: { createdAt: 'asc' } });
+  live(scope: ReadScope): Promise<ConnectionRow[]> {
+    return this.prisma.connection.findMany({ where: { ...scopeWhere(scope), status: { not: 'disconnected' } }, orderBy: { createdAt: 'asc' } });
   }
 
   /** Connections whose scheduled health checks should run. */
@@ -121,8 +133,8 @@ export class ConnectionRepository {
   }
 
   /** Requests, failures and mean latency of the tool calls since `since`. */
-  async callTotals(since?: Date): Promise<{ requests: number; failed: number; averageLatency: number }> {
-    const where = since ? { createdAt: { gte: since } } : {};
+  async callTotals(scope: ReadScope, since?: Date): Promise<{ requests: number; failed: number; averageLatency: number }> {
+    const where = { ...connectionScopeWhere(scope), ...(since && { createdAt: { gte: since } }) };
     const [all, failed] = await Promise.all([
       this.prisma.toolCall.aggregate({ where, _count: { _all: true }, _avg: { latencyMs: true } }),
       this.prisma.toolCall.count({ where: { ...where, success: false } }),
@@ -131,8 +143,8 @@ export class ConnectionRepository {
   }
 
   /** Requests and mean latency per tool name. */
-  async callsByTool(): Promise<Map<string, { requests: number; averageLatency: number }>> {
-    const rows = await this.prisma.toolCall.groupBy({ by: ['tool'], _count: { _all: true }, _avg: { latencyMs: true } });
+  async callsByTool(scope: ReadScope): Promise<Map<string, { requests: number; averageLatency: number }>> {
+    const rows = await this.prisma.toolCall.groupBy({ by: ['tool'], where: connectionScopeWhere(scope), _count: { _all: true }, _avg: { latencyMs: true } });
     return new Map(rows.map((row) => [row.tool, { requests: row._count._all, averageLatency: round(row._avg.latencyMs ?? 0) }]));
   }
 }

@@ -1,6 +1,6 @@
 import type { AccessTokenClaims, mcpRegistry } from '@platform/contracts';
 import { hasPermission } from '@platform/jwt';
-import { assertPublicHost, badRequest, conflict, forbidden, isUniqueViolation, notFound, OutboundError } from '@platform/http';
+import { assertPublicHost, badRequest, conflict, forbidden, isUniqueViolation, notFound, OutboundError, OwnershipRule, type ReadScope } from '@platform/http';
 import type { EventBus } from '../events/event-bus';
 import type { CheckScheduler } from '../operations/check-scheduler';
 import type { LiveLoad } from '../supervisor/live-load';
@@ -14,6 +14,16 @@ export { publicEndpoint, restoreRedacted, uptimeSeconds } from './connections.vi
 import { toDetail, toListItem } from './connections.view';
 
 export const ADMIN_PERMISSION = 'mcp:admin';
+
+/**
+ * The platform's one ownership rule over connections (DESIGN.md, "Who owns what"): the owner, a
+ * member of its team or `mcp:admin` reads one; the owner, a team editor or `mcp:admin` changes,
+ * checks, calls or disconnects it. Its 404 is the registry's own, so that a connection the caller
+ * may not read answers exactly as a missing one.
+ */
+export const connectionRule = new OwnershipRule({ admin: ADMIN_PERMISSION, notFound: (id) => notFound(`No connection ${id}`, { connectionId: id }) });
+
+type Caller = AccessTokenClaims | undefined;
 
 const nameTaken = (name: string) => conflict(`A connection named "${name}" is already registered`, { name });
 
@@ -60,7 +70,7 @@ export class ConnectionService {
    * stdio means running a program on this host: only admins may, and only allowed commands.
    * Throws 403 / 400 before anything is stored.
    */
-  guardStdio(protocol: string, command: string | undefined, caller: AccessTokenClaims | undefined): void {
+  guardStdio(protocol: string, command: string | undefined, caller: Caller): void {
     if (protocol !== 'stdio') return;
     const permissions = caller?.permissions ?? [];
     if (!hasPermission(permissions, ADMIN_PERMISSION)) {
@@ -73,22 +83,57 @@ export class ConnectionService {
   }
 
   /**
-   * Only a connection's owner (the subject that registered it) or an admin changes it; a
-   * connection registered before owners existed has none, so only an admin does. 403 otherwise.
+   * An import replacing a registered connection needs the right to change it. The caller named the
+   * connection, and its name is taken (a registration would answer 409), so a refusal is a 403
+   * naming the name, whether or not the caller may read it: no id of another's connection leaks.
    */
-  guardOwner(row: Pick<ConnectionRow, 'id' | 'owner'>, caller: AccessTokenClaims | undefined): void {
-    const permissions = caller?.permissions ?? [];
-    if (hasPermission(permissions, ADMIN_PERMISSION)) return;
-    if (row.owner !== null && caller?.sub === row.owner) return;
+  guardReplace(row: ConnectionRow, caller: Caller): void {
+    if (connectionRule.canWrite(caller, row)) return;
     throw forbidden(
-      row.owner === null ? 'This connection has no owner: only an admin may change it' : "Only the connection's owner or an admin may change it",
-      { connectionId: row.id, required: ADMIN_PERMISSION },
+      row.owner === null
+        ? `The connection "${row.name}" has no owner: only ${ADMIN_PERMISSION} may replace it`
+        : `Only the owner of "${row.name}", an editor of its team or ${ADMIN_PERMISSION} may replace it`,
+      { name: row.name, required: ADMIN_PERMISSION, reason: 'not_owner' },
     );
   }
 
-  async register(body: Register, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
+  /** The connection when the caller may read it; 404 when it is missing or not theirs to read. */
+  async readable(id: string, caller: Caller): Promise<ConnectionRow> {
+    return connectionRule.readable(caller, await this.deps.repository.find(id), id);
+  }
+
+  /** The connection when the caller may change, check or call it: 404 if they may not read it, 403 if only read. */
+  async writable(id: string, caller: Caller): Promise<ConnectionRow> {
+    return connectionRule.writable(caller, await this.deps.repository.find(id), id);
+  }
+
+  /** Which connections lists, discovery, statistics and the stream show this caller. */
+  readScope(caller: Caller): ReadScope {
+    return connectionRule.readScope(caller);
+  }
+
+  /**
+   * Splits ids into those the caller may check and answers for the others: one they may not read
+   * answers as a missing one does, one they may only read says so.
+   */
+  async partitionWritable(ids: string[], caller: Caller): Promise<{ allowed: string[]; refused: Map<string, string> }> {
+    const rows = new Map((await this.deps.repository.findMany(ids)).map((row) => [row.id, row]));
+    const allowed: string[] = [];
+    const refused = new Map<string, string>();
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (!row || !connectionRule.canRead(caller, row)) refused.set(id, 'no such connection');
+      else if (!connectionRule.canWrite(caller, row)) refused.set(id, `only its owner, an editor of its team or ${ADMIN_PERMISSION} may check it`);
+      else allowed.push(id);
+    }
+    return { allowed, refused };
+  }
+
+  async register(body: Register, caller: Caller): Promise<ConnectionRow> {
     this.guardStdio(body.protocol, body.endpoint.command, caller);
     this.guardUrl(body.endpoint);
+    // Every route that registers is authenticated; the team is one the caller may share with (403).
+    const { owner, team } = connectionRule.ownerFor(caller!, body.team);
     if (await this.deps.repository.findByName(body.name)) throw nameTaken(body.name);
     const row = await this.deps.repository
       .create({
@@ -103,8 +148,9 @@ export class ConnectionService {
         healthCheckEnabled: body.healthCheck.enabled,
         healthCheckInterval: body.healthCheck.interval,
         healthCheckTimeout: body.healthCheck.timeout,
-        createdBy: caller?.sub ?? null,
-        owner: caller?.sub ?? null,
+        createdBy: owner,
+        owner,
+        team,
       })
       // Registered meanwhile by a parallel request: the unique index decides.
       .catch((error: unknown) => rethrowNameTaken(error, body.name));
@@ -113,15 +159,8 @@ export class ConnectionService {
     return row;
   }
 
-  async get(id: string): Promise<ConnectionRow> {
-    const row = await this.deps.repository.find(id);
-    if (!row) throw notFound(`No connection ${id}`, { connectionId: id });
-    return row;
-  }
-
-  async detail(id: string): Promise<mcpRegistry.ConnectionDetail> {
-    const row = await this.deps.repository.findWithTools(id);
-    if (!row) throw notFound(`No connection ${id}`, { connectionId: id });
+  async detail(id: string, caller: Caller): Promise<mcpRegistry.ConnectionDetail> {
+    const row = connectionRule.readable(caller, await this.deps.repository.findWithTools(id), id);
     const [rpm, p95, load] = await Promise.all([
       this.deps.repository.requestsPerMinute([id]),
       this.deps.repository.p95Latency(id),
@@ -130,14 +169,15 @@ export class ConnectionService {
     return toDetail(row, row.tools, { requestsPerMinute: rpm.get(id) ?? 0, p95Latency: p95, activeRequests: load.get(id) ?? 0 });
   }
 
-  async list(query: ListQuery) {
+  /** Only the connections the caller may read; `total` and `filtered` count only those too. */
+  async list(query: ListQuery, caller: Caller) {
     const filter = {
       ...(query.status && { status: query.status }),
       ...(query.type && { type: query.type }),
       ...(query.protocol && { protocol: query.protocol }),
       ...(query.capability && { capability: query.capability }),
     };
-    const { rows, total, filtered } = await this.deps.repository.list(filter, query.limit, query.offset);
+    const { rows, total, filtered } = await this.deps.repository.list(filter, this.readScope(caller), query.limit, query.offset);
     const [rpm, load] = await Promise.all([this.deps.repository.requestsPerMinute(rows.map((row) => row.id)), this.deps.liveLoad.snapshot()]);
     return {
       connections: rows.map((row) => toListItem(row, { requestsPerMinute: rpm.get(row.id) ?? 0, activeRequests: load.get(row.id) ?? 0 })),
@@ -148,9 +188,8 @@ export class ConnectionService {
     };
   }
 
-  async update(id: string, body: Update, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
-    const current = await this.get(id);
-    this.guardOwner(current, caller);
+  async update(id: string, body: Update, caller: Caller): Promise<ConnectionRow> {
+    const current = await this.writable(id, caller);
     this.guardStdio(current.protocol, undefined, caller);
     const data: ConnectionChanges = {};
     if (body.metadata) data.metadata = { ...(current.metadata as object), ...body.metadata } as Json;
@@ -174,9 +213,8 @@ export class ConnectionService {
     return row;
   }
 
-  async disconnect(id: string, caller: AccessTokenClaims | undefined): Promise<ConnectionRow> {
-    const current = await this.get(id);
-    this.guardOwner(current, caller);
+  async disconnect(id: string, caller: Caller): Promise<ConnectionRow> {
+    const current = await this.writable(id, caller);
     this.guardStdio(current.protocol, undefined, caller);
     const row =
       current.status === 'disconnected'
@@ -212,9 +250,9 @@ export class ConnectionService {
     return this.deps.repository.findByName(name);
   }
 
-  /** Every connection that is not disconnected, oldest first. */
-  live(): Promise<ConnectionRow[]> {
-    return this.deps.repository.live();
+  /** Every connection within `scope` that is not disconnected, oldest first. */
+  live(scope: ReadScope = { all: true }): Promise<ConnectionRow[]> {
+    return this.deps.repository.live(scope);
   }
 
   /** Connections whose scheduled health checks should run. */
@@ -243,11 +281,13 @@ export class ConnectionService {
     return this.deps.repository.requestsPerMinute(ids);
   }
 
-  callTotals(since?: Date): Promise<{ requests: number; failed: number; averageLatency: number }> {
-    return this.deps.repository.callTotals(since);
+  /** Over the calls to connections within `scope`. */
+  callTotals(scope: ReadScope, since?: Date): Promise<{ requests: number; failed: number; averageLatency: number }> {
+    return this.deps.repository.callTotals(scope, since);
   }
 
-  callsByTool(): Promise<Map<string, { requests: number; averageLatency: number }>> {
-    return this.deps.repository.callsByTool();
+  /** Over the calls to connections within `scope`. */
+  callsByTool(scope: ReadScope): Promise<Map<string, { requests: number; averageLatency: number }>> {
+    return this.deps.repository.callsByTool(scope);
   }
 }

@@ -61,6 +61,8 @@ function base(row: ConnectionRow) {
     endpoint: publicEndpoint(row.endpoint),
     metadata: (row.metadata ?? {}) as Record<string, unknown>,
     healthCheck: { enabled: row.healthCheckEnabled, interval: row.healthCheckInterval, timeout: row.healthCheckTimeout },
+    owner: row.owner,
+    team: row.team,
     createdAt: row.createdAt.toISOString(),
     lastActiveAt: row.lastActiveAt.toISOString(),
   };

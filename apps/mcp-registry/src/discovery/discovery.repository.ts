@@ -1,3 +1,5 @@
+import type { ReadScope } from '@platform/http';
+import { scopeWhere } from '../connections/connections.repository';
 import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
@@ -29,6 +31,11 @@ export type CandidateFilter = Prisma.ConnectionWhereInput;
 /** The connections a discovery request may be offered. */
 export class DiscoveryRepository {
   constructor(private readonly db: Db) {}
+
+  /** The connections a caller may be offered: those they may read. */
+  visible(scope: ReadScope): CandidateFilter {
+    return scopeWhere(scope);
+  }
 
   count(where: CandidateFilter): Promise<number> {
     return this.db.connection.count({ where });

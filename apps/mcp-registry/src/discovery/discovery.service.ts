@@ -1,4 +1,5 @@
 import type { mcpRegistry } from '@platform/contracts';
+import type { ReadScope } from '@platform/http';
 import type { z } from 'zod';
 import { publicEndpoint, uptimeSeconds } from '../connections/connections.service';
 import { round } from '../numbers';
@@ -18,9 +19,11 @@ export class DiscoveryService {
 
   constructor(private readonly deps: { repository: DiscoveryRepository; liveLoad: LiveLoad }) {}
 
-  async discover(request: DiscoverRequest): Promise<z.output<typeof mcpRegistry.DiscoverResponse>> {
+  /** Among the connections the caller may read (`scope`): discovery never offers another's connection. */
+  async discover(request: DiscoverRequest, scope: ReadScope): Promise<z.output<typeof mcpRegistry.DiscoverResponse>> {
     const { filters } = request;
     const where: CandidateFilter = {
+      ...this.deps.repository.visible(scope),
       ...(request.capabilities.length > 0 && { capabilityNames: { hasEvery: request.capabilities } }),
       ...(filters.protocol && { protocol: filters.protocol }),
     };

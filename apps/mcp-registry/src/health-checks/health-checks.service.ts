@@ -247,3 +247,22 @@ export class HealthCheckService {
     return { results, summary: { total: results.length, healthy, unhealthy: results.length - healthy } };
   }
 }
+
+type BatchEntry = { connectionId: string; status: mcpRegistry.HealthStatus; responseTime: number; error?: string };
+
+/**
+ * A batch's answer over every id asked for, in order: the checked ones as checked, the refused
+ * ones (not the caller's to check) as errors with their reason, counted as unhealthy.
+ */
+export function withRefused(
+  ids: string[],
+  checked: BatchEntry[],
+  refused: Map<string, string>,
+): { results: BatchEntry[]; summary: { total: number; healthy: number; unhealthy: number } } {
+  const byId = new Map(checked.map((result) => [result.connectionId, result]));
+  const results = ids.map(
+    (id): BatchEntry => byId.get(id) ?? { connectionId: id, status: 'error', responseTime: 0, error: refused.get(id) ?? 'no such connection' },
+  );
+  const healthy = results.filter((result) => result.status === 'healthy' || result.status === 'degraded').length;
+  return { results, summary: { total: results.length, healthy, unhealthy: results.length - healthy } };
+}

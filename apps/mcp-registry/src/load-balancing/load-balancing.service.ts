@@ -1,4 +1,5 @@
 import type { mcpRegistry } from '@platform/contracts';
+import type { ReadScope } from '@platform/http';
 import type { z } from 'zod';
 import type { ConnectionService } from '../connections/connections.service';
 import { round } from '../numbers';
@@ -74,8 +75,9 @@ export function recommend(connections: Loaded[]): Recommendation[] {
 export class LoadDistributionService {
   constructor(private readonly deps: { repository: LoadDistributionRepository; connections: ConnectionService; liveLoad: LiveLoad }) {}
 
-  async distribution(): Promise<z.output<typeof mcpRegistry.LoadDistributionResponse>> {
-    const rows = await this.deps.repository.live();
+  /** Over the connections the caller may read: advice never names another's connection. */
+  async distribution(scope: ReadScope): Promise<z.output<typeof mcpRegistry.LoadDistributionResponse>> {
+    const rows = await this.deps.repository.live(scope);
     const [load, rpm] = await Promise.all([this.deps.liveLoad.snapshot(), this.deps.connections.requestsPerMinute(rows.map((row) => row.id))]);
     const connections: Loaded[] = rows.map((row) => {
       const activeRequests = load.get(row.id) ?? 0;

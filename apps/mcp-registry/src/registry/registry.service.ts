@@ -1,5 +1,5 @@
 import { mcpRegistry, type AccessTokenClaims } from '@platform/contracts';
-import { ApiError, forbidden } from '@platform/http';
+import { ApiError, forbidden, type ReadScope } from '@platform/http';
 import { hasPermission } from '@platform/jwt';
 import type { z } from 'zod';
 import { ADMIN_PERMISSION, publicEndpoint, restoreRedacted, type ConnectionService, type Json } from '../connections/connections.service';
@@ -17,14 +17,15 @@ const PROTOCOLS = ['stdio', 'http', 'websocket'] as const;
 export class RegistryService {
   constructor(private readonly deps: { repository: RegistryRepository; connections: ConnectionService }) {}
 
-  async stats(): Promise<z.output<typeof mcpRegistry.RegistryStatsResponse>> {
+  /** Over the connections the caller may read (`scope`) and the tool calls made to them. */
+  async stats(scope: ReadScope): Promise<z.output<typeof mcpRegistry.RegistryStatsResponse>> {
     const [byStatus, byProtocol, capabilityCount, byTool, lastMinute, allTime] = await Promise.all([
-      this.deps.repository.countByStatus(),
-      this.deps.repository.countLiveByProtocol(),
-      this.deps.repository.countLiveCapabilities(),
-      this.deps.connections.callsByTool(),
-      this.deps.connections.callTotals(new Date(Date.now() - 60_000)),
-      this.deps.connections.callTotals(),
+      this.deps.repository.countByStatus(scope),
+      this.deps.repository.countLiveByProtocol(scope),
+      this.deps.repository.countLiveCapabilities(scope),
+      this.deps.connections.callsByTool(scope),
+      this.deps.connections.callTotals(scope, new Date(Date.now() - 60_000)),
+      this.deps.connections.callTotals(scope),
     ]);
     const statusCount = Object.fromEntries(STATUSES.map((status) => [status, byStatus.find((row) => row.status === status)?._count._all ?? 0])) as Record<
       (typeof STATUSES)[number],
@@ -50,12 +51,12 @@ export class RegistryService {
     };
   }
 
-  /** `/health`'s registry and performance blocks. */
+  /** `/health`'s registry and performance blocks: counts over the whole registry, naming no connection. */
   async healthExtra(): Promise<z.output<typeof mcpRegistry.RegistryHealthExtra>> {
     const [byHealth, lastMinute, allTime] = await Promise.all([
       this.deps.repository.countLiveByHealth(),
-      this.deps.connections.callTotals(new Date(Date.now() - 60_000)),
-      this.deps.connections.callTotals(),
+      this.deps.connections.callTotals({ all: true }, new Date(Date.now() - 60_000)),
+      this.deps.connections.callTotals({ all: true }),
     ]);
     const count = (statuses: string[]) => byHealth.filter((row) => statuses.includes(row.healthStatus)).reduce((sum, row) => sum + row._count._all, 0);
     return {
@@ -65,8 +66,8 @@ export class RegistryService {
   }
 
   /**
-   * Every connection that is not disconnected, in a form `import` takes back. Header values are
-   * redacted as in the list and detail views; only an admin exports them as stored.
+   * Every connection the caller may read that is not disconnected, in a form `import` takes back.
+   * Header values are redacted as in the list and detail views; only an admin exports them as stored.
    */
   async export(includeSecrets: boolean, caller: AccessTokenClaims | undefined): Promise<z.output<typeof mcpRegistry.RegistryExport>> {
     if (includeSecrets && !hasPermission(caller?.permissions ?? [], ADMIN_PERMISSION))
@@ -74,7 +75,7 @@ export class RegistryService {
         required: ADMIN_PERMISSION,
         userPermissions: caller?.permissions ?? [],
       });
-    const rows = await this.deps.connections.live();
+    const rows = await this.deps.connections.live(this.deps.connections.readScope(caller));
     const connections: Exported[] = rows.map((row) => ({
       name: row.name,
       type: row.type as Exported['type'],
@@ -90,7 +91,8 @@ export class RegistryService {
 
   /**
    * Registers each exported connection; a name already registered is skipped or, with
-   * `onConflict: replace`, updated (only by its owner or an admin: 403 before anything is stored).
+   * `onConflict: replace`, updated (only by its owner, an editor of its team or an admin: 403
+   * before anything is stored).
    * Each entry passes the same guard as a registration; a refused entry is reported in `errors`
    * and does not stop the others.
    */
@@ -100,7 +102,7 @@ export class RegistryService {
       // Replacing another's connection (pointing it at one's own server) is refused as a whole.
       for (const entry of request.connections) {
         const existing = await this.deps.connections.findByName(entry.name);
-        if (existing) this.deps.connections.guardOwner(existing, caller);
+        if (existing) this.deps.connections.guardReplace(existing, caller);
       }
     }
     for (const entry of request.connections) {
@@ -116,7 +118,7 @@ export class RegistryService {
           continue;
         }
         if (existing) {
-          this.deps.connections.guardOwner(existing, caller);
+          this.deps.connections.guardReplace(existing, caller);
           this.deps.connections.guardStdio(entry.protocol, entry.endpoint.command, caller);
           this.deps.connections.guardStdio(existing.protocol, undefined, caller);
           this.deps.connections.guardUrl(entry.endpoint);

@@ -46,6 +46,8 @@ export const RegisterConnectionRequest = z
     healthCheck: HealthCheckSettings.default({ enabled: true, interval: 30, timeout: 5000 }),
     /** Concurrent requests the connection takes (beyond spec 3): the denominator of `load`. */
     capacity: z.number().int().min(1).max(10_000).optional(),
+    /** A team of the caller to share it with (members read it; editors change it and call its tools). */
+    team: z.string().min(1).max(200).optional(),
   })
   .superRefine((value, ctx) => {
     const { protocol, endpoint } = value;
@@ -115,6 +117,10 @@ export const ConnectionListItem = z.object({
   healthCheck: z.object({ enabled: z.boolean(), interval: z.number().int(), timeout: z.number().int() }),
   health: ListHealth,
   metrics: z.object({ requestsPerMinute: z.number(), averageLatency: z.number(), activeConnections: z.number().int() }),
+  /** The subject that registered it; null for connections from before owners (admin-only). */
+  owner: z.string().nullable(),
+  /** The team it is shared with, if any. */
+  team: z.string().nullable(),
   createdAt: z.string(),
   lastActiveAt: z.string(),
 });
@@ -163,6 +169,8 @@ export const RegisterConnectionResponse = z.object({
     capabilities: z.array(z.string()),
     health: z.object({ status: HealthStatus, lastCheck: z.string().nullable(), uptime: z.number().int(), errorRate: z.number() }),
   }),
+  owner: z.string().nullable(),
+  team: z.string().nullable(),
   createdAt: z.string(),
 });
 
