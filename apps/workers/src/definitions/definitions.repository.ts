@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../database';
-import { isUniqueViolation } from '@platform/http';
+import { isUniqueViolation, readScopeWhere, type Owned, type ReadScope } from '@platform/http';
 
 export interface DefinitionRow {
   id: string;
@@ -8,7 +8,16 @@ export interface DefinitionRow {
   hash: string;
   steps: unknown;
   source: string;
+  owner: string | null;
+  team: string | null;
   createdAt: Date;
+}
+
+/** Who registers a version: the owner and team a new name gets, and the caller. */
+export interface Registrant {
+  owner: string;
+  team: string | null;
+  by: string;
 }
 
 /** Definitions by name and version, and the pins that choose the version new runs use. */
@@ -25,15 +34,32 @@ export class DefinitionsRepository {
 
   /**
    * The version holding exactly these steps (same hash), created as the next version when new.
-   * Two callers registering the same new steps at once get the same version.
+   * Two callers registering the same new steps at once get the same version. A name that exists
+   * keeps its owner and team: `authorize` sees them first and throws when the caller may not add
+   * to it; a new name gets the registrant's. Of two callers creating the same new name at once,
+   * the second meets the first's version on its retry and goes through `authorize` too, so a name
+   * never forks between owners.
    */
-  async register(name: string, hash: string, steps: unknown, source: string, tx: Tx | Db = this.db): Promise<{ row: DefinitionRow; created: boolean }> {
+  async register(
+    name: string,
+    hash: string,
+    steps: unknown,
+    source: string,
+    registrant: Registrant,
+    authorize: (name: Owned) => void,
+    tx: Tx | Db = this.db,
+  ): Promise<{ row: DefinitionRow; created: boolean }> {
     for (let attempt = 0; attempt < 5; attempt++) {
+      const first = await tx.definition.findFirst({ where: { name }, orderBy: { version: 'asc' }, select: { owner: true, team: true } });
+      if (first) authorize(first);
       const existing = await tx.definition.findUnique({ where: { name_hash: { name, hash } } });
       if (existing) return { row: existing, created: false };
       const top = await tx.definition.aggregate({ where: { name }, _max: { version: true } });
+      const ownership = first ?? { owner: registrant.owner, team: registrant.team };
       try {
-        const row = await tx.definition.create({ data: { name, hash, steps: steps as object, source, version: (top._max.version ?? 0) + 1 } });
+        const row = await tx.definition.create({
+          data: { name, hash, steps: steps as object, source, version: (top._max.version ?? 0) + 1, ...ownership, registeredBy: registrant.by },
+        });
         return { row, created: true };
       } catch (error) {
         if (!isUniqueViolation(error) || tx !== this.db) throw error;
@@ -42,13 +68,23 @@ export class DefinitionsRepository {
     throw new Error(`could not register a version of ${name}`);
   }
 
-  /** Registers several definitions in one transaction: all of them or none. */
-  registerAll(items: Array<{ name: string; hash: string; steps: unknown; source: string }>) {
+  /** Registers several definitions in one transaction: all of them or none (`authorize` throwing for one stops all). */
+  registerAll(
+    items: Array<{ name: string; hash: string; steps: unknown; source: string }>,
+    registrant: Registrant,
+    authorize: (name: string, owned: Owned) => void,
+  ) {
     return this.db.$transaction(async (tx) => {
       const results = [];
-      for (const item of items) results.push(await this.register(item.name, item.hash, item.steps, item.source, tx));
+      for (const item of items)
+        results.push(await this.register(item.name, item.hash, item.steps, item.source, registrant, (owned) => authorize(item.name, owned), tx));
       return results;
     });
+  }
+
+  /** The owner and team of a name (every version carries them), or null for a name never registered. */
+  ownerOf(name: string): Promise<Owned | null> {
+    return this.db.definition.findFirst({ where: { name }, orderBy: { version: 'asc' }, select: { owner: true, team: true } });
   }
 
   pin(name: string, version: number, by: string | undefined) {
@@ -59,12 +95,14 @@ export class DefinitionsRepository {
     return this.db.pin.findUnique({ where: { name } });
   }
 
-  async versions(name: string | undefined, limit: number, offset: number) {
-    const where = name ? { name } : {};
+  /** The versions of the names the caller may read (`scope`), by name, newest first. */
+  async versions(name: string | undefined, scope: ReadScope, limit: number, offset: number) {
+    const byName = name ? { name } : {};
+    const where = { ...byName, ...readScopeWhere(scope) };
     const [rows, total, pins] = await Promise.all([
       this.db.definition.findMany({ where, orderBy: [{ name: 'asc' }, { version: 'desc' }], take: limit, skip: offset }),
       this.db.definition.count({ where }),
-      this.db.pin.findMany({ where }),
+      this.db.pin.findMany({ where: byName }),
     ]);
     return { rows, total, pins: new Map(pins.map((pin) => [pin.name, pin.version])) };
   }

@@ -16,11 +16,12 @@ export function definitionRoutes(api: ApiRouter, service: DefinitionsService): v
     responses: {
       202: { description: 'The run was accepted', schema: workers.StartedRun },
       400: { description: 'Invalid definition (a cycle is named in the message)' },
-      404: { description: 'No steps posted and no stored definition of that name' },
+      403: { description: "Only a viewer of the name's team, or not an editor of the posted team" },
+      404: { description: 'No steps posted and no stored definition of that name, or the name belongs to a definition the caller cannot see' },
       413: { description: 'Definition too large' },
       503: { description: 'Paused' },
     },
-    handler: (req) => service.start(req.valid.body, req.auth?.sub),
+    handler: (req) => service.start(req.valid.body, req.auth!),
   });
   api.route({
     method: 'get',
@@ -30,7 +31,7 @@ export function definitionRoutes(api: ApiRouter, service: DefinitionsService): v
     access: { permission: 'workflows:read' },
     query: workers.VersionsQuery,
     responses: { 200: { description: 'A page of versions, newest first per name', schema: workers.VersionPage } },
-    handler: (req) => service.versions(req.valid.query.name, req.valid.query.limit, req.valid.query.offset),
+    handler: (req) => service.versions(req.valid.query.name, req.auth!, req.valid.query.limit, req.valid.query.offset),
   });
   api.route({
     method: 'post',
@@ -45,7 +46,7 @@ export function definitionRoutes(api: ApiRouter, service: DefinitionsService): v
       400: { description: 'Bad files, nothing changed' },
       409: { description: 'No directory configured' },
     },
-    handler: () => service.reload(),
+    handler: (req) => service.reload(req.auth!),
   });
   api.route({
     method: 'post',
@@ -56,7 +57,11 @@ export function definitionRoutes(api: ApiRouter, service: DefinitionsService): v
     access: { permission: 'workflows:admin' },
     params: workers.PinParams,
     query: workers.PinQuery,
-    responses: { 200: { description: 'Pinned', schema: workers.Pin }, 404: { description: 'No such definition or version' } },
-    handler: (req) => service.pin(req.valid.params.workflow_id, req.valid.query.version, req.auth?.sub),
+    responses: {
+      200: { description: 'Pinned', schema: workers.Pin },
+      403: { description: "Only a viewer of the name's team" },
+      404: { description: 'No such definition or version' },
+    },
+    handler: (req) => service.pin(req.valid.params.workflow_id, req.valid.query.version, req.auth!),
   });
 }

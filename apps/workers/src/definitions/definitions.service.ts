@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { workers } from '@platform/contracts';
 import { badRequest, conflict, notFound, payloadTooLarge, serviceUnavailable } from '@platform/http';
+import { definitionRule, registerRule, startRule, runRule, type Caller } from '../access';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -42,9 +43,12 @@ export class DefinitionsService {
 
   /**
    * Registers the posted steps as a version of `name` (an identical list is the same version) and
-   * starts a run of the pinned version, or else of the posted (or latest) one.
+   * starts a run of the pinned version, or else of the posted (or latest) one. Adding a version to
+   * a name and running it both change it: the owner of the name, an editor of its team or
+   * `workers:admin` (a viewer of the team gets 403, anyone else 404). The run is the caller's,
+   * shared with the posted team or else the definition's.
    */
-  async start(body: workers.StartWorkflowBody, createdBy: string | undefined) {
+  async start(body: workers.StartWorkflowBody, caller: Caller) {
     if (depthOf(body) > MAX_DEPTH)
       throw badRequest(`The request is nested deeper than ${MAX_DEPTH} levels`, {
         issues: [{ path: 'body', message: `at most ${MAX_DEPTH} levels of nesting` }],
@@ -52,6 +56,8 @@ export class DefinitionsService {
     if (holdsNul(body))
       throw badRequest('The request holds a NUL character (\\u0000), which cannot be stored', { issues: [{ path: 'body', message: 'no NUL characters' }] });
     if ((await this.control.paused()).paused) throw serviceUnavailable('The workers service is paused and accepts no new workflows (POST /api/v1/resume)');
+    // 403 before anything is stored when the caller may not share with the posted team.
+    const { owner, team } = runRule.ownerFor(caller, body.team);
     let posted;
     if (body.steps) {
       if (Buffer.byteLength(JSON.stringify(body.steps)) > this.config.maxDefinitionBytes) {
@@ -62,11 +68,19 @@ export class DefinitionsService {
         throw badRequest(`The workflow definition is invalid: ${issues[0]!.message}`, {
           issues: issues.map((issue) => ({ ...issue, path: `body.${issue.path}` })),
         });
-      posted = (await this.definitions.register(body.name, stepsHash(body.steps), body.steps, 'api')).row;
+      const registrant = { owner, team, by: caller.sub };
+      posted = (
+        await this.definitions.register(body.name, stepsHash(body.steps), body.steps, 'api', registrant, (name) =>
+          registerRule.writable(caller, name, body.name),
+        )
+      ).row;
     }
     const pin = await this.definitions.pinOf(body.name);
-    const definition = pin ? await this.definitions.find(body.name, pin.version) : (posted ?? (await this.definitions.latest(body.name)));
-    if (!definition) throw notFound(`No definition named ${body.name}: post its steps`);
+    const definition = startRule.writable(
+      caller,
+      pin ? await this.definitions.find(body.name, pin.version) : (posted ?? (await this.definitions.latest(body.name))),
+      body.name,
+    );
     const steps = definition.steps as workers.StepDefinition[];
     const { run, jobs } = await this.engine.createRun({
       definitionId: definition.id,
@@ -75,7 +89,9 @@ export class DefinitionsService {
       steps,
       runInput: body.input ?? {},
       traceId: currentTraceId(),
-      createdBy,
+      createdBy: caller.sub,
+      owner,
+      team: team ?? definition.team,
     });
     await this.dispatcher.dispatch(jobs, { newRun: true });
     return { ...runView(run), pinned: Boolean(pin), steps: steps.length };
@@ -85,10 +101,11 @@ export class DefinitionsService {
    * Pins the version new runs of a definition use. `workflowId` is the definition's name, or the
    * id of one of its runs.
    */
-  async pin(workflowId: string, version: number, by: string | undefined) {
+  async pin(workflowId: string, version: number, caller: Caller) {
     const name = await this.nameOf(workflowId);
+    definitionRule.writable(caller, await this.definitions.ownerOf(name), workflowId);
     if (!(await this.definitions.find(name, version))) throw notFound(`${name} has no version ${version}`);
-    const pin = await this.definitions.pin(name, version, by);
+    const pin = await this.definitions.pin(name, version, caller.sub);
     return { name: pin.name, version: pin.version, pinned_at: pin.pinnedAt.toISOString() };
   }
 
@@ -102,8 +119,8 @@ export class DefinitionsService {
     return workflowId;
   }
 
-  async versions(name: string | undefined, limit: number, offset: number) {
-    const { rows, total, pins } = await this.definitions.versions(name, limit, offset);
+  async versions(name: string | undefined, caller: Caller, limit: number, offset: number) {
+    const { rows, total, pins } = await this.definitions.versions(name, definitionRule.readScope(caller), limit, offset);
     const items = rows.map((row) => ({
       name: row.name,
       version: row.version,
@@ -112,6 +129,8 @@ export class DefinitionsService {
       source: row.source,
       pinned: pins.get(row.name) === row.version,
       created_at: row.createdAt.toISOString(),
+      owner: row.owner,
+      team: row.team,
     }));
     return { items, total, limit, offset };
   }
@@ -120,7 +139,7 @@ export class DefinitionsService {
    * Reloads every `.yaml`, `.yml` and `.json` file of WORKERS_DEFINITIONS_DIR: all of them are
    * registered, or, when one file is bad, none, with each bad file's errors.
    */
-  async reload() {
+  async reload(caller: Caller) {
     const directory = this.config.definitionsDir;
     if (!directory) throw conflict('WORKERS_DEFINITIONS_DIR is not set: there is no directory to reload');
     let names: string[];
@@ -160,8 +179,11 @@ export class DefinitionsService {
       if (errors.length > 0) files.push({ file, errors });
     }
     if (files.length > 0) throw badRequest(`${files.length} definition file(s) are invalid; nothing was reloaded`, { files });
+    // New names belong to the operator who reloads; a name that exists changes only if they may change it.
     const results = await this.definitions.registerAll(
       valid.map((item) => ({ name: item.name, hash: stepsHash(item.steps), steps: item.steps, source: `file:${item.file}` })),
+      { owner: caller.sub, team: null, by: caller.sub },
+      (name, owned) => definitionRule.writable(caller, owned, name),
     );
     return {
       directory,

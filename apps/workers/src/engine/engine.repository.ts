@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { workers } from '@platform/contracts';
 import type { Pool, QueryConfig } from 'pg';
 import type { Db, Tx } from '../database';
+import { scopeParams, type ReadScope } from '../access';
 
 /** A step job to put on the queue: attempt `attempt` of task `taskId`, not before `delayMs`. */
 export interface StepJob {
@@ -113,6 +114,9 @@ export class EngineRepository {
     runInput: Record<string, unknown>;
     traceId: string;
     createdBy?: string;
+    /** The run's owner and team; none: reached only with `workers:admin`. */
+    owner?: string | null;
+    team?: string | null;
   }) {
     const runId = randomUUID();
     const createdAt = new Date();
@@ -135,8 +139,8 @@ export class EngineRepository {
       named(
         'workers_create_run',
         `WITH created AS (
-        INSERT INTO runs (id, "definitionId", name, version, input, "traceId", queue, "createdBy", "createdAt", "lastProgressAt")
-        VALUES ($1::uuid, $2::uuid, $3, $4::int, $5::jsonb, $6, $7, $8, $9::timestamptz AT TIME ZONE 'UTC', $9::timestamptz AT TIME ZONE 'UTC')
+        INSERT INTO runs (id, "definitionId", name, version, input, "traceId", queue, "createdBy", "createdAt", "lastProgressAt", owner, team)
+        VALUES ($1::uuid, $2::uuid, $3, $4::int, $5::jsonb, $6, $7, $8, $9::timestamptz AT TIME ZONE 'UTC', $9::timestamptz AT TIME ZONE 'UTC', $11, $12)
         RETURNING id
       )
       INSERT INTO steps (id, "runId", "stepId", type, spec, "dependsOn", dependants, "remainingDeps", state, attempt, "maxAttempts", "queuedAt", "availableAt")
@@ -156,6 +160,8 @@ export class EngineRepository {
           input.createdBy ?? null,
           createdAt.toISOString(),
           storableJson(steps),
+          input.owner ?? null,
+          input.team ?? null,
         ],
       ),
     );
@@ -170,6 +176,8 @@ export class EngineRepository {
       createdAt,
       startedAt: null,
       finishedAt: null,
+      owner: input.owner ?? null,
+      team: input.team ?? null,
     };
     const jobs = rows.filter((row) => row.root).map((row) => ({ taskId: row.id, attempt: 1 }));
     return { run, jobs };
@@ -569,15 +577,15 @@ export class EngineRepository {
 
   /**
    * Steps whose lease expired while running (their worker died or lost Postgres): each moves to a
-   * new attempt and is queued again; the lost attempt is recorded as `lost`. `runId` limits it to one run.
+   * new attempt and is queued again; the lost attempt is recorded as `lost`. `runIds` limits it to those runs.
    */
-  async recoverOrphans(runId?: string): Promise<Array<StepJob & { runId: string; stepId: string }>> {
+  async recoverOrphans(runIds?: readonly string[]): Promise<Array<StepJob & { runId: string; stepId: string }>> {
     const rows = await this.db.$queryRaw<Array<StepJob & { runId: string; stepId: string }>>`
       WITH recovered AS (
         UPDATE steps s SET state = 'queued', attempt = s.attempt + 1, "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "queuedAt" = now(), "availableAt" = now()
         FROM runs r
         WHERE s.state = 'running' AND s."leaseExpiresAt" < now() AND r.id = s."runId" AND r.state = 'running' AND r.queue = ${this.queue}
-          AND (${runId ?? null}::uuid IS NULL OR s."runId" = ${runId ?? null}::uuid)
+          AND (${runIds === undefined}::boolean OR s."runId" = ANY(${runIds ?? []}::uuid[]))
         RETURNING s.id, s.attempt, s."runId", s."stepId"
       ), lost AS (
         UPDATE attempts a SET state = 'lost', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - a."startedAt") * 1000)::int,
@@ -588,23 +596,34 @@ export class EngineRepository {
     return rows;
   }
 
-  /** Runs holding a step whose lease expired. */
-  async orphaned(limit: number, offset: number) {
+  /** The owner and team of every run holding a step whose lease expired (to recover those a caller may change). */
+  orphanedRuns() {
+    return this.db.$queryRaw<Array<{ id: string; owner: string | null; team: string | null }>>`
+      SELECT r.id, r.owner, r.team FROM runs r
+      WHERE r.state = 'running' AND r.queue = ${this.queue} AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())`;
+  }
+
+  /** Runs holding a step whose lease expired, of those the caller may read (`scope`). */
+  async orphaned(scope: ReadScope, limit: number, offset: number) {
+    const { all, owner, teams } = scopeParams(scope);
     const runs = await this.db.$queryRaw<Array<{ id: string; total: number }>>`
       SELECT r.id, count(*) OVER ()::int AS total FROM runs r
       WHERE r.state = 'running' AND r.queue = ${this.queue} AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())
+        AND (${all}::boolean OR r.owner = ${owner} OR r.team = ANY(${teams}::text[]))
       ORDER BY r."createdAt" LIMIT ${limit}::int OFFSET ${offset}::int`;
     const ids = runs.map((run) => run.id);
     const [details, steps] = await Promise.all([
       this.db.run.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, state: true } }),
       this.db.step.findMany({ where: { runId: { in: ids }, state: 'running', leaseExpiresAt: { lt: new Date() } }, orderBy: { stepId: 'asc' } }),
     ]);
-    return { ids, details, steps, total: runs[0]?.total ?? (offset > 0 ? await this.countOrphaned() : 0) };
+    return { ids, details, steps, total: runs[0]?.total ?? (offset > 0 ? await this.countOrphaned(scope) : 0) };
   }
 
-  private async countOrphaned() {
+  private async countOrphaned(scope: ReadScope) {
+    const { all, owner, teams } = scopeParams(scope);
     const [row] = await this.db.$queryRaw<Array<{ total: number }>>`
-      SELECT count(*)::int AS total FROM runs r WHERE r.state = 'running' AND r.queue = ${this.queue} AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())`;
+      SELECT count(*)::int AS total FROM runs r WHERE r.state = 'running' AND r.queue = ${this.queue} AND EXISTS (SELECT 1 FROM steps s WHERE s."runId" = r.id AND s.state = 'running' AND s."leaseExpiresAt" < now())
+        AND (${all}::boolean OR r.owner = ${owner} OR r.team = ANY(${teams}::text[]))`;
     return row?.total ?? 0;
   }
 

@@ -1,3 +1,4 @@
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 
 /** Reads of runs, their steps and attempts. */
@@ -16,8 +17,9 @@ export class RunsRepository {
     return this.db.attempt.findMany({ where: { runId }, orderBy: [{ startedAt: 'asc' }, { number: 'asc' }] });
   }
 
-  async running(limit: number, offset: number) {
-    const where = { state: 'running' };
+  /** The running runs the caller may read (`scope`), newest first. */
+  async running(scope: ReadScope, limit: number, offset: number) {
+    const where = { state: 'running', ...readScopeWhere(scope) };
     const [rows, total] = await Promise.all([
       this.db.run.findMany({ where, orderBy: { createdAt: 'desc' }, take: limit, skip: offset }),
       this.db.run.count({ where }),

@@ -12,7 +12,7 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     access: { permission: 'workflows:read' },
     query: PageQuery,
     responses: { 200: { description: 'A page of running runs, newest first', schema: workers.RunPage } },
-    handler: (req) => service.running(req.valid.query.limit, req.valid.query.offset),
+    handler: (req) => service.running(req.auth!, req.valid.query.limit, req.valid.query.offset),
   });
   api.route({
     method: 'get',
@@ -23,17 +23,18 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     access: { permission: 'workflows:read' },
     query: PageQuery,
     responses: { 200: { description: 'A page of runs with their orphaned steps', schema: workers.OrphanedPage } },
-    handler: (req) => service.orphaned(req.valid.query.limit, req.valid.query.offset),
+    handler: (req) => service.orphaned(req.auth!, req.valid.query.limit, req.valid.query.offset),
   });
   api.route({
     method: 'post',
     path: '/workflows/recover-orphaned',
     summary: 'Queue orphaned steps again',
-    description: 'Each orphaned step gets a new attempt (the old one is recorded as lost); the periodic reaper does the same on its own.',
+    description:
+      'Each orphaned step of the runs the caller may change (every run for `workers:admin`) gets a new attempt (the old one is recorded as lost); the periodic reaper does the same on its own.',
     tags: ['runs'],
     access: { permission: 'workflows:admin' },
     responses: { 200: { description: 'The recovered steps', schema: workers.RecoverResult } },
-    handler: () => service.recoverOrphaned(),
+    handler: (req) => service.recoverOrphaned(req.auth!),
   });
   api.route({
     method: 'post',
@@ -45,10 +46,11 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     params: workers.WorkflowIdParams,
     responses: {
       202: { description: 'Running again', schema: workers.RunSummary },
+      403: { description: "Only a viewer of the run's team" },
       404: { description: 'No such run' },
       409: { description: 'Not failed or cancelled' },
     },
-    handler: (req) => service.retry(req.valid.params.workflow_id),
+    handler: (req) => service.retry(req.valid.params.workflow_id, req.auth!),
   });
   api.route({
     method: 'post',
@@ -58,8 +60,13 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     tags: ['runs'],
     access: { permission: 'workflows:write' },
     params: workers.WorkflowIdParams,
-    responses: { 200: { description: 'Cancelled', schema: workers.RunSummary }, 404: { description: 'No such run' }, 409: { description: 'Already ended' } },
-    handler: (req) => service.cancel(req.valid.params.workflow_id),
+    responses: {
+      200: { description: 'Cancelled', schema: workers.RunSummary },
+      403: { description: "Only a viewer of the run's team" },
+      404: { description: 'No such run' },
+      409: { description: 'Already ended' },
+    },
+    handler: (req) => service.cancel(req.valid.params.workflow_id, req.auth!),
   });
   api.route({
     method: 'get',
@@ -69,7 +76,7 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     access: { permission: 'workflows:read' },
     params: workers.WorkflowIdParams,
     responses: { 200: { description: 'Nodes with their states, and edges', schema: workers.Dag }, 404: { description: 'No such run' } },
-    handler: (req) => service.dag(req.valid.params.workflow_id),
+    handler: (req) => service.dag(req.valid.params.workflow_id, req.auth!),
   });
   api.route({
     method: 'get',
@@ -80,6 +87,6 @@ export function runRoutes(api: ApiRouter, service: RunsService): void {
     access: { permission: 'workflows:read' },
     params: workers.WorkflowIdParams,
     responses: { 200: { description: 'The timeline', schema: workers.Trace }, 404: { description: 'No such run' } },
-    handler: (req) => service.trace(req.valid.params.workflow_id),
+    handler: (req) => service.trace(req.valid.params.workflow_id, req.auth!),
   });
 }

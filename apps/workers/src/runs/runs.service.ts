@@ -1,13 +1,18 @@
 import type { workers } from '@platform/contracts';
-import { conflict, notFound } from '@platform/http';
+import { conflict } from '@platform/http';
 import type { z } from 'zod';
+import { runRule, type Caller } from '../access';
 import type { CancelBus } from '../engine/cancel-bus';
 import type { EngineRepository } from '../engine/engine.repository';
 import type { StepDispatcher } from '../engine/step-queue';
 import type { RunsRepository } from './runs.repository';
 import { runView } from './runs.view';
 
-/** Operations on runs: retry, cancel, their graph and trace, orphans. */
+/**
+ * Operations on runs: retry, cancel, their graph and trace, orphans. Reading a run needs the rule's
+ * read access (owner, team member, `workers:admin`), retry and cancel its write access; a run the
+ * caller may not read answers 404 as a missing one does.
+ */
 export class RunsService {
   constructor(
     private readonly runs: RunsRepository,
@@ -16,30 +21,33 @@ export class RunsService {
     private readonly cancels: CancelBus,
   ) {}
 
-  private async run(runId: string) {
-    const run = await this.runs.find(runId);
-    if (!run) throw notFound(`No workflow run ${runId}`);
-    return run;
+  private async readable(runId: string, caller: Caller) {
+    return runRule.readable(caller, await this.runs.find(runId), runId);
   }
 
-  async cancel(runId: string) {
-    const result = await this.engine.cancel(runId);
-    if (!result) throw notFound(`No workflow run ${runId}`);
+  private async writable(runId: string, caller: Caller) {
+    return runRule.writable(caller, await this.runs.find(runId), runId);
+  }
+
+  async cancel(runId: string, caller: Caller) {
+    await this.writable(runId, caller);
+    // A run is never deleted, so the one just checked is still there.
+    const result = (await this.engine.cancel(runId))!;
     if (!result.changed) throw conflict(`The run already ended ${result.state}; nothing to cancel`, { state: result.state });
     await this.cancels.publish(result.running);
-    return runView(await this.run(runId));
+    return runView(await this.readable(runId, caller));
   }
 
-  async retry(runId: string) {
-    const result = await this.engine.retryRun(runId);
-    if (!result) throw notFound(`No workflow run ${runId}`);
+  async retry(runId: string, caller: Caller) {
+    await this.writable(runId, caller);
+    const result = (await this.engine.retryRun(runId))!;
     if (!result.changed) throw conflict(`Only failed or cancelled runs can be retried; this one is ${result.state}`, { state: result.state });
     await this.dispatcher.dispatch(result.jobs);
-    return runView(await this.run(runId));
+    return runView(await this.readable(runId, caller));
   }
 
-  async dag(runId: string): Promise<z.infer<typeof workers.Dag>> {
-    const run = await this.run(runId);
+  async dag(runId: string, caller: Caller): Promise<z.infer<typeof workers.Dag>> {
+    const run = await this.readable(runId, caller);
     const steps = await this.runs.steps(runId);
     return {
       workflow_id: run.id,
@@ -58,8 +66,8 @@ export class RunsService {
     };
   }
 
-  async trace(runId: string): Promise<z.infer<typeof workers.Trace>> {
-    const run = await this.run(runId);
+  async trace(runId: string, caller: Caller): Promise<z.infer<typeof workers.Trace>> {
+    const run = await this.readable(runId, caller);
     const attempts = await this.runs.attempts(runId);
     return {
       workflow_id: run.id,
@@ -82,13 +90,13 @@ export class RunsService {
     };
   }
 
-  async running(limit: number, offset: number) {
-    const { rows, total } = await this.runs.running(limit, offset);
+  async running(caller: Caller, limit: number, offset: number) {
+    const { rows, total } = await this.runs.running(runRule.readScope(caller), limit, offset);
     return { items: rows.map(runView), total, limit, offset };
   }
 
-  async orphaned(limit: number, offset: number) {
-    const { ids, details, steps, total } = await this.engine.orphaned(limit, offset);
+  async orphaned(caller: Caller, limit: number, offset: number) {
+    const { ids, details, steps, total } = await this.engine.orphaned(runRule.readScope(caller), limit, offset);
     const byId = new Map(details.map((run) => [run.id, run]));
     const items = ids.flatMap((id) => {
       const run = byId.get(id);
@@ -114,8 +122,10 @@ export class RunsService {
     return { items, total, limit, offset };
   }
 
-  async recoverOrphaned() {
-    const recovered = await this.engine.recoverOrphans();
+  /** Recovers the orphaned steps of the runs the caller may change (all of them for `workers:admin`). */
+  async recoverOrphaned(caller: Caller) {
+    const runs = runRule.isAdmin(caller) ? undefined : (await this.engine.orphanedRuns()).filter((run) => runRule.canWrite(caller, run)).map((run) => run.id);
+    const recovered = runs?.length === 0 ? [] : await this.engine.recoverOrphans(runs);
     await this.dispatcher.dispatch(recovered);
     return { recovered: recovered.length, steps: recovered.map((step) => ({ workflow_id: step.runId, step: step.stepId, attempt: step.attempt })) };
   }

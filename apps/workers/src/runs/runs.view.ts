@@ -12,6 +12,8 @@ interface RunRow {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  owner: string | null;
+  team: string | null;
 }
 
 export const runView = (run: RunRow): z.infer<typeof workers.RunSummary> => ({
@@ -25,4 +27,6 @@ export const runView = (run: RunRow): z.infer<typeof workers.RunSummary> => ({
   created_at: run.createdAt.toISOString(),
   started_at: run.startedAt?.toISOString() ?? null,
   finished_at: run.finishedAt?.toISOString() ?? null,
+  owner: run.owner,
+  team: run.team,
 });

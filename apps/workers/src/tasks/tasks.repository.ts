@@ -1,3 +1,4 @@
+import { scopeParams, type ReadScope } from '../access';
 import type { Db } from '../database';
 
 /** Statistics over steps (tasks) and their attempts. */
@@ -18,8 +19,9 @@ export class TasksRepository {
       FROM attempts WHERE "startedAt" > now() - interval '1 day' AND state = 'completed' GROUP BY type`;
   }
 
-  /** Steps that ran (or have been running) longer than `thresholdMs`, slowest first. */
-  async slow(thresholdMs: number, limit: number, offset: number) {
+  /** Steps of the runs the caller may read (`scope`) that ran (or have been running) longer than `thresholdMs`, slowest first. */
+  async slow(thresholdMs: number, scope: ReadScope, runId: string | undefined, limit: number, offset: number) {
+    const { all, owner, teams } = scopeParams(scope);
     const rows = await this.db.$queryRaw<
       Array<{ id: string; runId: string; stepId: string; type: string; state: string; attempt: number; duration: number; total: number }>
     >`
@@ -27,13 +29,17 @@ export class TasksRepository {
         SELECT id, "runId", "stepId", type, state, attempt,
           (extract(epoch FROM COALESCE("finishedAt", now()) - "startedAt") * 1000)::int AS duration
         FROM steps WHERE "startedAt" IS NOT NULL AND state IN ('running', 'completed', 'failed', 'cancelled')
+          AND (${runId ?? null}::uuid IS NULL OR "runId" = ${runId ?? null}::uuid)
+          AND (${all}::boolean OR "runId" IN (SELECT r.id FROM runs r WHERE r.owner = ${owner} OR r.team = ANY(${teams}::text[])))
       ) timed
       WHERE duration > ${thresholdMs}::int
       ORDER BY duration DESC LIMIT ${limit}::int OFFSET ${offset}::int`;
     return rows;
   }
 
-  step(taskId: string) {
-    return this.db.step.findUnique({ where: { id: taskId } });
+  /** The owner and team of a task's run, or null when there is no such task. */
+  async ownerOf(taskId: string) {
+    const step = await this.db.step.findUnique({ where: { id: taskId }, select: { run: { select: { owner: true, team: true } } } });
+    return step?.run ?? null;
   }
 }

@@ -19,12 +19,13 @@ export function taskRoutes(api: ApiRouter, service: TasksService): void {
     method: 'get',
     path: '/tasks/slow',
     summary: 'Tasks slower than a threshold',
-    description: '`threshold` in milliseconds (default 1000): finished tasks that took longer and running ones that have run longer, slowest first.',
+    description:
+      '`threshold` in milliseconds (default 1000): finished tasks that took longer and running ones that have run longer, slowest first, of the runs the caller may read (`workflow_id`: of that run only).',
     tags: ['tasks'],
     access: { permission: 'workers:read' },
     query: workers.SlowQuery,
     responses: { 200: { description: 'A page of slow tasks', schema: workers.SlowPage } },
-    handler: (req) => service.slow(req.valid.query.threshold, req.valid.query.limit, req.valid.query.offset),
+    handler: (req) => service.slow(req.valid.query.threshold, req.valid.query.workflow_id, req.auth!, req.valid.query.limit, req.valid.query.offset),
   });
   api.route({
     method: 'post',
@@ -36,8 +37,13 @@ export function taskRoutes(api: ApiRouter, service: TasksService): void {
     access: { permission: 'workflows:write' },
     params: workers.TaskParams,
     query: workers.TaskRetryQuery,
-    responses: { 202: { description: 'Queued', schema: workers.TaskRetried }, 404: { description: 'No such task' }, 409: { description: 'Not retryable' } },
-    handler: (req) => service.retry(req.valid.params.task_id, req.valid.query.timeout),
+    responses: {
+      202: { description: 'Queued', schema: workers.TaskRetried },
+      403: { description: "Only a viewer of the run's team" },
+      404: { description: 'No such task' },
+      409: { description: 'Not retryable' },
+    },
+    handler: (req) => service.retry(req.valid.params.task_id, req.valid.query.timeout, req.auth!),
   });
   api.route({
     method: 'patch',

@@ -1,6 +1,7 @@
 import { workers } from '@platform/contracts';
 import { conflict, notFound } from '@platform/http';
 import type { z } from 'zod';
+import { taskRule, type Caller } from '../access';
 import type { ControlRepository } from '../control/control.repository';
 import type { EngineRepository } from '../engine/engine.repository';
 import type { StepDispatcher } from '../engine/step-queue';
@@ -34,8 +35,9 @@ export class TasksService {
     return { types };
   }
 
-  async slow(thresholdMs: number, limit: number, offset: number) {
-    const rows = await this.tasks.slow(thresholdMs, limit, offset);
+  /** Slow tasks of the runs the caller may read (of one run with `runId`). */
+  async slow(thresholdMs: number, runId: string | undefined, caller: Caller, limit: number, offset: number) {
+    const rows = await this.tasks.slow(thresholdMs, taskRule.readScope(caller), runId, limit, offset);
     return {
       items: rows.map((row) => ({
         task_id: row.id,
@@ -53,7 +55,9 @@ export class TasksService {
     };
   }
 
-  async retry(taskId: string, timeoutSeconds: number | undefined) {
+  /** Retrying a task changes its run: the run's owner, an editor of its team or `workers:admin`. */
+  async retry(taskId: string, timeoutSeconds: number | undefined, caller: Caller) {
+    taskRule.writable(caller, await this.tasks.ownerOf(taskId), taskId);
     const result = await this.engine.retryTask(taskId, timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000);
     if (result.status === 'missing') throw notFound(`No task ${taskId}`);
     if (result.status === 'not_retryable')

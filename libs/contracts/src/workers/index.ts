@@ -84,6 +84,18 @@ export const WorkflowDefinition = z.object({
 });
 export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
 
+/** A team (auth's id) to share a new definition name or run with: members read it, editors change and run it. */
+export const TeamId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'a team id');
+/**
+ * Who a definition or run belongs to: the `sub` that created it and the team it is shared with.
+ * `owner` is null on what was created before owners were recorded (reached only with `workers:admin`).
+ */
+const ownership = { owner: z.string().nullable(), team: z.string().nullable() };
+
 /** `POST /workflows`: registers the definition (a new version when the steps changed) and starts a run. */
 export const StartWorkflowBody = z.object({
   name: WorkflowName,
@@ -92,6 +104,11 @@ export const StartWorkflowBody = z.object({
   steps: z.array(StepDefinition).min(1).max(1000).optional(),
   /** The run's input, available to templates as `{{input.<path>}}`. */
   input: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Shares the run (and a new definition name) with this team; only an editor of the team may. A
+   * run without one is shared with its definition's team.
+   */
+  team: TeamId.optional(),
 });
 export type StartWorkflowBody = z.infer<typeof StartWorkflowBody>;
 
@@ -109,6 +126,7 @@ export const RunSummary = z.object({
   created_at: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
+  ...ownership,
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -129,6 +147,7 @@ export const DefinitionVersion = z.object({
   source: z.string(),
   pinned: z.boolean(),
   created_at: z.string(),
+  ...ownership,
 });
 export const VersionsQuery = PageQuery.extend({ name: WorkflowName.optional() });
 export const VersionPage = z.object({ items: z.array(DefinitionVersion), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
@@ -215,7 +234,11 @@ export const TaskTypeStats = z.object({
 });
 export const TaskStats = z.object({ types: z.array(TaskTypeStats) });
 
-export const SlowQuery = PageQuery.extend({ threshold: z.coerce.number().int().min(0).max(86_400_000).default(1000) });
+export const SlowQuery = PageQuery.extend({
+  threshold: z.coerce.number().int().min(0).max(86_400_000).default(1000),
+  /** Only the tasks of this run. */
+  workflow_id: z.string().uuid().optional(),
+});
 export const SlowTask = z.object({
   task_id: z.string().uuid(),
   workflow_id: z.string().uuid(),
