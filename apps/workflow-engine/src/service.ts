@@ -152,7 +152,7 @@ export const workflowEngineService = defineService({
       executionsRepository,
       async (workflowId) => (await workflows.get(workflowId)).flow as unknown as workflowEngine.Flow,
       events,
-      () => ({
+      (_signal, run) => ({
         localModels,
         mcp,
         cms,
@@ -161,7 +161,7 @@ export const workflowEngineService = defineService({
         cmsClientId: config.CMS_CLIENT_ID,
         defaultModel: config.DEFAULT_MODEL,
         embeddingModel: config.EMBEDDING_MODEL,
-        vectors: collections,
+        vectors: collections.readableBy(run.scope),
       }),
       logger,
       localEnds,

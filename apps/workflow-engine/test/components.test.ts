@@ -105,7 +105,7 @@ describe('AI components against a fake Ollama API and images endpoint', () => {
         ],
       });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ collection, upserted: 3, total: 3 });
+    expect(put.body).toEqual({ collection, upserted: 3, total: 3, owner: engine.user, team: null });
     const done = await run(
       [
         node('embed', 'Embeddings', { text: 'my dog' }),

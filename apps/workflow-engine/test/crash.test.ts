@@ -35,7 +35,7 @@ const start = async () => {
 
 it('resumes an execution whose worker crashed, without running its completed nodes again', async () => {
   const first = await start();
-  const auth = { Authorization: issuer.bearer(['workflows:read', 'workflows:write']), 'Content-Type': 'application/json' };
+  const auth = { Authorization: issuer.bearer(['workflows:read', 'workflows:write'], { sub: 'crash-test-user' }), 'Content-Type': 'application/json' };
   const created = await fetch(`${first.url}/api/v1/workflows`, {
     method: 'POST',
     headers: auth,

@@ -1,5 +1,5 @@
 import { startService } from '@platform/service-kit';
-import { FakeCms, TestIssuer, testDatabaseUrl, testRedisUrl } from '@platform/testing';
+import { FakeCms, TestIssuer, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { workflowEngineService } from '../src/service';
 import { fakeGitLab, fakeImages, fakeMcpRegistry, fakeOllama } from './fakes';
@@ -45,7 +45,10 @@ export async function startEngine(redisDb: number, env: Record<string, string> =
   };
   const start = (extra: Record<string, string> = {}) => startService(workflowEngineService, { env: { ...baseEnv, ...extra }, verifier: issuer.verifier() });
   let svc = await start();
+  // One user for the file's requests: what it creates it owns, so it reads and runs it.
+  const user = uniqueName('user');
   const engine = {
+    user,
     issuer,
     ollama,
     mcp,
@@ -58,7 +61,9 @@ export async function startEngine(redisDb: number, env: Record<string, string> =
     get app() {
       return svc.app;
     },
-    auth: (permissions: string[] = ['workflows:read', 'workflows:write']) => issuer.bearer(permissions),
+    auth: (permissions: string[] = ['workflows:read', 'workflows:write']) => issuer.bearer(permissions, { sub: user }),
+    /** A bare token of the file's user (WebSocket `access_token`). */
+    token: (permissions: string[] = ['workflows:read']) => issuer.token({ sub: user, permissions }),
     /** Stops the service and starts it again on the same peers (a restart). */
     async restart(extra: Record<string, string> = {}) {
       await svc.stop();

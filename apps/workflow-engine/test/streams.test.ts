@@ -57,7 +57,7 @@ describe('execution stream', () => {
       if (process.env.DEBUG_WF) console.log(JSON.stringify(now.nodes));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const token = engine.issuer.token({ permissions: ['workflows:read'] });
+    const token = engine.token();
     const stream = collect(`/api/v1/executions/${executionId}/stream`, token, true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     engine.ollama.release('stream1');
@@ -79,7 +79,7 @@ describe('execution stream', () => {
     const wf = await engine.createWorkflow({ nodes: [node('x', 'LLMNode', { prompt: 'FAIL_ALWAYS' })] });
     const { executionId } = (await engine.execute(wf.id)).body;
     await finished(engine, executionId);
-    const events = await collect(`/api/v1/executions/${executionId}/stream`, engine.issuer.token({ permissions: ['workflows:read'] }));
+    const events = await collect(`/api/v1/executions/${executionId}/stream`, engine.token());
     expect(events.map((e) => e.type)).toEqual(['node-started', 'node-failed', 'workflow-failed']);
     expect(events[2]).toMatchObject({ status: 'failed', error: { nodeId: 'x', code: 'MODEL_ERROR', attempt: 1 }, retryable: true });
   });
@@ -140,7 +140,7 @@ describe('batches', () => {
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ totalItems: 4, status: 'processing', progress: { completed: 0, failed: 0, pending: 4 } });
     expect(res.body.monitorUrl).toMatch(new RegExp(`/api/v1/batches/${res.body.batchId}/stream$`));
-    const events = await collect(`/api/v1/batches/${res.body.batchId}/stream`, engine.issuer.token({ permissions: ['workflows:read'] }));
+    const events = await collect(`/api/v1/batches/${res.body.batchId}/stream`, engine.token());
     const last = events[events.length - 1];
     expect(last).toMatchObject({ type: 'batch-completed', status: 'completed', progress: { completed: 3, failed: 1, pending: 0 } });
     const batch = await request(engine.app).get(`/api/v1/batches/${res.body.batchId}`).set('Authorization', engine.auth());
@@ -159,7 +159,7 @@ describe('batches', () => {
       .post(`/api/v1/workflows/${wf.id}/batch`)
       .set('Authorization', engine.auth())
       .send({ inputs: [{ gen: { prompt: 'FAIL_ALWAYS stop' } }, { gen: { prompt: 'never run' } }], options: { concurrency: 1, failureMode: 'stop' } });
-    const events = await collect(`/api/v1/batches/${res.body.batchId}/stream`, engine.issuer.token({ permissions: ['workflows:read'] }));
+    const events = await collect(`/api/v1/batches/${res.body.batchId}/stream`, engine.token());
     expect(events[events.length - 1]).toMatchObject({ type: 'batch-completed', status: 'failed', progress: { completed: 0, failed: 1, pending: 1 } });
     expect(engine.ollama.prompts()).not.toContain('never run');
   });

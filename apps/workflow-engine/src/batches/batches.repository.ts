@@ -11,6 +11,9 @@ export class BatchesRepository {
     progressCallback?: string;
     inputs: object;
     requestedBy: string;
+    owner: string;
+    team: string | null;
+    scope: object;
   }) {
     return this.db.batch.create({ data });
   }
@@ -20,12 +23,28 @@ export class BatchesRepository {
   }
 
   /** The item's execution, created on first run (unique per batch and index by this lookup). */
-  async itemExecution(batch: { id: string; workflowId: string; requestedBy: string }, index: number, inputs: object, callbacks: object) {
+  async itemExecution(
+    batch: { id: string; workflowId: string; requestedBy: string; owner: string | null; team: string | null; scope: unknown },
+    index: number,
+    inputs: object,
+    callbacks: object,
+  ) {
     const existing = await this.db.execution.findFirst({ where: { batchId: batch.id, batchIndex: index } });
     return (
       existing ??
       this.db.execution.create({
-        data: { workflowId: batch.workflowId, batchId: batch.id, batchIndex: index, inputs, callbacks, requestedBy: batch.requestedBy },
+        data: {
+          workflowId: batch.workflowId,
+          batchId: batch.id,
+          batchIndex: index,
+          inputs,
+          callbacks,
+          requestedBy: batch.requestedBy,
+          // An item is the batch's: same owner, team and reach.
+          owner: batch.owner,
+          team: batch.team,
+          scope: (batch.scope ?? undefined) as object | undefined,
+        },
       })
     );
   }

@@ -18,7 +18,7 @@ export function batchRoutes(api: ApiRouter, batches: BatchesService, before: Req
       params: workflowEngine.WorkflowParams,
       body: workflowEngine.BatchRequest,
       responses: { 202: { description: 'Accepted', schema: workflowEngine.Batch }, 404: { description: 'No such workflow' } },
-      handler: (req) => batches.create(req.valid.params.workflowId, req.valid.body, req.auth?.sub ?? 'unknown', streamBaseOf(req, publicUrl)),
+      handler: (req) => batches.create(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl)),
     })
     .route({
       method: 'get',
@@ -29,7 +29,7 @@ export function batchRoutes(api: ApiRouter, batches: BatchesService, before: Req
       before,
       params: workflowEngine.BatchParams,
       responses: { 200: { description: 'Batch', schema: workflowEngine.Batch }, 404: { description: 'No such batch' } },
-      handler: (req) => batches.get(req.valid.params.batchId, streamBaseOf(req, publicUrl)),
+      handler: (req) => batches.get(req.valid.params.batchId, req.auth, streamBaseOf(req, publicUrl)),
     })
     .document({
       method: 'get',

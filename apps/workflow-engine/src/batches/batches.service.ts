@@ -1,5 +1,6 @@
 import type { workflowEngine } from '@platform/contracts';
-import { badRequest, notFound } from '@platform/http';
+import { badRequest, type Caller } from '@platform/http';
+import { rules } from '../access/ownership';
 import type { TypedQueue } from '@platform/queues';
 import type { ExecutionEngine } from '../executions/engine';
 import type { EventBus, StreamEvent } from '../executions/event-bus';
@@ -20,6 +21,8 @@ function view(row: BatchRow, streamBase: string) {
     status: row.status as 'processing' | 'completed' | 'failed',
     progress: { completed: row.completed, failed: row.failed, pending: row.totalItems - row.completed - row.failed },
     monitorUrl: `${streamBase}/api/v1/batches/${row.id}/stream`,
+    owner: row.owner,
+    team: row.team,
   };
 }
 
@@ -41,10 +44,11 @@ export class BatchesService {
   async create(
     workflowId: string,
     request: { inputs: Array<Record<string, Record<string, unknown>>>; options: { concurrency: number; failureMode: string; progressCallback?: string } },
-    requestedBy: string,
+    caller: Caller,
     streamBase: string,
   ) {
-    const workflow = await this.workflows.get(workflowId);
+    // Only who may run the workflow batches it; the batch and its items are theirs, in the workflow's team.
+    const workflow = await this.workflows.runnable(workflowId, caller);
     const ids = new Set((workflow.flow as unknown as Flow).nodes.map((node) => node.id));
     request.inputs.forEach((item, index) => {
       const unknown = Object.keys(item).filter((id) => !ids.has(id));
@@ -60,20 +64,22 @@ export class BatchesService {
       failureMode: request.options.failureMode,
       progressCallback: request.options.progressCallback,
       inputs: request.inputs,
-      requestedBy,
+      requestedBy: caller.sub,
+      owner: caller.sub,
+      team: workflow.team,
+      scope: rules.collection.readScope(caller),
     });
     await this.queue.add('batch', { batchId: row.id }, { jobId: row.id, attempts: 25, backoff: { type: 'exponential', delay: 500 } });
     return view(row, streamBase);
   }
 
-  async get(batchId: string, streamBase: string) {
-    const row = await this.repository.find(batchId);
-    if (!row) throw notFound(`No batch ${batchId}`);
-    return view(row, streamBase);
+  async get(batchId: string, caller: Caller | undefined, streamBase: string) {
+    return view(rules.batch.readable(caller, await this.repository.find(batchId), batchId), streamBase);
   }
 
-  async exists(batchId: string): Promise<boolean> {
-    return Boolean(await this.repository.find(batchId));
+  /** Throws the not-found answer unless the caller may read the batch (a stream's subscription). */
+  async authorize(batchId: string, caller: Caller): Promise<void> {
+    rules.batch.readable(caller, await this.repository.find(batchId), batchId);
   }
 
   async history(batchId: string): Promise<StreamEvent[]> {

@@ -7,8 +7,24 @@ export interface VectorRow {
   metadata: unknown;
 }
 
+export interface CollectionOwner {
+  name: string;
+  owner: string | null;
+  team: string | null;
+}
+
 export class CollectionsRepository {
   constructor(private readonly db: Db) {}
+
+  owner(collection: string): Promise<CollectionOwner | null> {
+    return this.db.vectorCollection.findUnique({ where: { name: collection }, select: { name: true, owner: true, team: true } });
+  }
+
+  /** Records the owner of a new collection; a collection someone else created first keeps theirs (returned). */
+  async claim(collection: string, owned: { owner: string; team: string | null }): Promise<CollectionOwner> {
+    await this.db.vectorCollection.createMany({ data: [{ name: collection, ...owned }], skipDuplicates: true });
+    return (await this.owner(collection)) as CollectionOwner;
+  }
 
   count(collection: string): Promise<number> {
     return this.db.vectorDocument.count({ where: { collection } });

@@ -1,5 +1,6 @@
 import type { LocalModelsClient } from '@platform/clients';
-import { badRequest } from '@platform/http';
+import { badRequest, inReadScope, type Caller, type ReadScope } from '@platform/http';
+import { rules } from '../access/ownership';
 import type { VectorStore } from '../components/component';
 import { NodeError } from '../components/node-error';
 import type { CollectionsRepository } from './collections.repository';
@@ -20,7 +21,7 @@ export function cosine(a: number[], b: number[]): number {
  * Vector collections in Postgres, searched by an exact cosine scan (this server has no pgvector).
  * A collection holds at most `maxDocuments` documents, which bounds a scan's time and memory.
  */
-export class CollectionsService implements VectorStore {
+export class CollectionsService {
   constructor(
     private readonly repository: CollectionsRepository,
     private readonly localModels: LocalModelsClient,
@@ -28,11 +29,19 @@ export class CollectionsService implements VectorStore {
     private readonly maxDocuments: number,
   ) {}
 
+  /**
+   * Adds or replaces documents. A new collection becomes the caller's (shared with `team` when
+   * given); an existing one takes documents only from who may change it (404 to who may not read it).
+   */
   async upsert(
     collection: string,
-    request: { model?: string; documents: Array<{ id: string; text: string; vector?: number[]; metadata: Record<string, unknown> }> },
+    request: { team?: string; model?: string; documents: Array<{ id: string; text: string; vector?: number[]; metadata: Record<string, unknown> }> },
+    caller: Caller,
     bearer?: string,
   ) {
+    const current = await this.repository.owner(collection);
+    if (current) rules.collection.writable(caller, current, collection);
+    const claim = current ? undefined : rules.collection.ownerFor(caller, request.team);
     const ids = new Set(request.documents.map((document) => document.id));
     if (ids.size !== request.documents.length)
       throw badRequest('Document ids repeat', { issues: [{ path: 'body.documents', message: 'Each id once', code: 'duplicate' }] });
@@ -68,11 +77,28 @@ export class CollectionsService implements VectorStore {
       throw badRequest(`A collection holds at most ${this.maxDocuments} documents (WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS)`, {
         issues: [{ path: 'body.documents', message: 'collection full', code: 'too_big' }],
       });
+    // Two callers creating the same collection at once: the first claim wins, the other is checked against it.
+    const owned = current ?? rules.collection.writable(caller, await this.repository.claim(collection, claim!), collection);
     await this.repository.upsert(collection, documents);
-    return { collection, upserted: documents.length, total: await this.repository.count(collection) };
+    return { collection, upserted: documents.length, total: await this.repository.count(collection), owner: owned.owner, team: owned.team };
   }
 
-  async search(collection: string, vector: number[], topK: number, minScore: number) {
+  /**
+   * The collections a run may search: those its starter could read when it started (`scope`); a run
+   * recorded before owners were (no scope) reaches only collections from that time too.
+   */
+  readableBy(scope: ReadScope | null): VectorStore {
+    return {
+      search: async (collection, vector, topK, minScore) => {
+        const owned = await this.repository.owner(collection);
+        if (!owned || !(scope ? inReadScope(scope, owned) : owned.owner === null))
+          throw new NodeError('NOT_FOUND', `No vector collection ${collection}`, false);
+        return this.search(collection, vector, topK, minScore);
+      },
+    };
+  }
+
+  private async search(collection: string, vector: number[], topK: number, minScore: number) {
     const rows = await this.repository.all(collection, this.maxDocuments);
     if (!rows.length) throw new NodeError('NOT_FOUND', `No vector collection ${collection}`, false);
     return rows

@@ -8,7 +8,7 @@ import { NodeError, toNodeError } from '../components/node-error';
 import { graphOf, resolveTemplates } from '../flow/flow';
 import type { EventBus, StreamEvent } from './event-bus';
 import { backoffDelay, type ExecutionFailure, type NodeState, type NodeStates } from './execution-state';
-import type { ExecutionsRepository } from './executions.repository';
+import type { ExecutionRow, ExecutionsRepository } from './executions.repository';
 import type { LocalEnds } from './local-ends';
 
 type Flow = workflowEngine.Flow;
@@ -33,7 +33,8 @@ export interface RunOutcome {
   callbacks: { onComplete?: string; onError?: string };
 }
 
-export type ContextFactory = (signal: AbortSignal) => Omit<ComponentContext, 'runComponent' | 'signal'>;
+/** A run's component context; `run` says whose it is (what its components may read). */
+export type ContextFactory = (signal: AbortSignal, run: Pick<ExecutionRow, 'owner' | 'team' | 'scope'>) => Omit<ComponentContext, 'runComponent' | 'signal'>;
 
 /** A workflow's flow by id (workflows never change once stored, so callers may cache it). */
 export type FlowSource = (workflowId: string) => Promise<Flow>;
@@ -192,7 +193,7 @@ export class ExecutionEngine {
 
     const outputs: Record<string, Record<string, unknown>> = {};
     for (const [id, node] of Object.entries(state)) if (node.status === 'completed' && node.output) outputs[id] = node.output;
-    const context = this.contextFor(signal);
+    const context = this.contextFor(signal, execution);
     const runComponent =
       (depth: number) =>
       async (type: string, data: Record<string, unknown>): Promise<ComponentResult> => {

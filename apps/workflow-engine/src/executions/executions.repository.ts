@@ -1,3 +1,4 @@
+import type { ReadScope } from '@platform/http';
 import type { Pool } from 'pg';
 import type { Db } from '../database';
 import type { ExecutionFailure, NodeStates } from './execution-state';
@@ -15,12 +16,16 @@ export interface ExecutionRow {
   startedAt: Date;
   completedAt: Date | null;
   durationMs: number | null;
+  owner: string | null;
+  team: string | null;
+  /** What the run may read for its starter (see the schema); null for runs recorded before owners were. */
+  scope: ReadScope | null;
 }
 
 // Timestamps are stored without a zone, in UTC (as Prisma writes them): read back as UTC instants
 // and written from ISO strings, whatever the zone of this process or of the session.
 const COLUMNS = `id::text AS id, "workflowId"::text AS "workflowId", status, inputs, nodes, result, error, retryable, callbacks,
-  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs"`;
+  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs", owner, team, scope`;
 
 /**
  * Executions in Postgres. The hot path of a run (create, start, finish, read: four statements per
@@ -33,13 +38,29 @@ export class ExecutionsRepository {
     private readonly sql: Pool,
   ) {}
 
-  async create(data: { workflowId: string; inputs: object; callbacks: object; requestedBy: string }): Promise<{ id: string; startedAt: Date }> {
+  async create(data: {
+    workflowId: string;
+    inputs: object;
+    callbacks: object;
+    requestedBy: string;
+    owner: string;
+    team: string | null;
+    scope: ReadScope;
+  }): Promise<{ id: string; startedAt: Date }> {
     const { rows } = await this.sql.query<{ id: string; startedAt: Date }>({
       name: 'workflow-engine.execution.create',
-      text: `INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy")
-        VALUES (gen_random_uuid(), $1::uuid, $2::jsonb, $3::jsonb, $4)
+      text: `INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy", owner, team, scope)
+        VALUES (gen_random_uuid(), $1::uuid, $2::jsonb, $3::jsonb, $4, $5, $6, $7::jsonb)
         RETURNING id::text AS id, "startedAt" AT TIME ZONE 'UTC' AS "startedAt"`,
-      values: [data.workflowId, JSON.stringify(data.inputs), JSON.stringify(data.callbacks), data.requestedBy],
+      values: [
+        data.workflowId,
+        JSON.stringify(data.inputs),
+        JSON.stringify(data.callbacks),
+        data.requestedBy,
+        data.owner,
+        data.team,
+        JSON.stringify(data.scope),
+      ],
     });
     return rows[0];
   }

@@ -26,7 +26,7 @@ export function executionRoutes(api: ApiRouter, executions: ExecutionsService, b
         404: { description: 'No such workflow' },
       },
       handler: async (req, res) => {
-        const answer = await executions.execute(req.valid.params.workflowId, req.valid.body, req.auth?.sub ?? 'unknown', streamBaseOf(req, publicUrl));
+        const answer = await executions.execute(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl));
         res.status(answer.status).json(answer.body);
       },
     })
@@ -39,7 +39,7 @@ export function executionRoutes(api: ApiRouter, executions: ExecutionsService, b
       before,
       params: workflowEngine.ExecutionParams,
       responses: { 200: { description: 'Execution', schema: workflowEngine.Execution }, 404: { description: 'No such execution' } },
-      handler: (req) => executions.get(req.valid.params.executionId),
+      handler: (req) => executions.get(req.valid.params.executionId, req.auth),
     })
     .document({
       method: 'get',

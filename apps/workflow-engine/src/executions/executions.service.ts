@@ -1,5 +1,6 @@
 import type { workflowEngine } from '@platform/contracts';
-import { badRequest, notFound } from '@platform/http';
+import { badRequest, type Caller } from '@platform/http';
+import { rules } from '../access/ownership';
 import type { TypedQueue } from '@platform/queues';
 import type { WorkflowsService } from '../workflows/workflows.service';
 import type { EventBus, StreamEvent } from './event-bus';
@@ -24,9 +25,12 @@ export class ExecutionsService {
     private readonly localEnds?: LocalEnds,
   ) {}
 
-  /** Stores the run and enqueues it; `async: false` waits for its end up to the configured limit. */
-  async execute(workflowId: string, request: ExecuteRequest, requestedBy: string, streamBase: string) {
-    const workflow = await this.workflows.get(workflowId);
+  /**
+   * Stores the run and enqueues it; `async: false` waits for its end up to the configured limit.
+   * Only a caller who may run the workflow starts it; the run is theirs, in the workflow's team.
+   */
+  async execute(workflowId: string, request: ExecuteRequest, caller: Caller, streamBase: string) {
+    const workflow = await this.workflows.runnable(workflowId, caller);
     const flow = workflow.flow as unknown as Flow;
     const ids = new Set(flow.nodes.map((node) => node.id));
     const unknown = Object.keys(request.inputs).filter((id) => !ids.has(id));
@@ -35,7 +39,15 @@ export class ExecutionsService {
         issues: unknown.map((id) => ({ path: `body.inputs.${id}`, message: 'No such node', code: 'unknown_node' })),
       });
     const estimatedDuration = await this.workflows.estimatedSeconds(workflowId, flow);
-    const execution = await this.repository.create({ workflowId, inputs: request.inputs, callbacks: request.options.callbacks, requestedBy });
+    const execution = await this.repository.create({
+      workflowId,
+      inputs: request.inputs,
+      callbacks: request.options.callbacks,
+      requestedBy: caller.sub,
+      owner: caller.sub,
+      team: workflow.team,
+      scope: rules.collection.readScope(caller),
+    });
     if (!request.options.async) this.localEnds?.watch(execution.id);
     const done = request.options.async ? undefined : this.waitForEnd(execution.id);
     try {
@@ -57,7 +69,7 @@ export class ExecutionsService {
     // The run's own final row when this process ran it (one read fewer), else Postgres.
     const local = this.localEnds?.take(execution.id);
     if (!finished) return { status: 202, body: accepted };
-    const view = local ? await this.view(local) : await this.get(execution.id);
+    const view = await this.view(local ?? rules.execution.readable(caller, await this.repository.find(execution.id), execution.id));
     return { status: 200, body: { ...view, monitorUrl: accepted.monitorUrl } };
   }
 
@@ -78,10 +90,9 @@ export class ExecutionsService {
     return result;
   }
 
-  async get(executionId: string) {
-    const row = await this.repository.find(executionId);
-    if (!row) throw notFound(`No execution ${executionId}`);
-    return this.view(row);
+  /** The run, when the caller may read it (404 exactly as for a missing one otherwise). */
+  async get(executionId: string, caller: Caller | undefined) {
+    return this.view(rules.execution.readable(caller, await this.repository.find(executionId), executionId));
   }
 
   private async view(row: ExecutionRow) {
@@ -90,8 +101,9 @@ export class ExecutionsService {
     return executionView(row, flow, await this.workflows.estimatedSeconds(row.workflowId, flow));
   }
 
-  async exists(executionId: string): Promise<boolean> {
-    return Boolean(await this.repository.find(executionId));
+  /** Throws the not-found answer unless the caller may read the run (a stream's subscription). */
+  async authorize(executionId: string, caller: Caller): Promise<void> {
+    rules.execution.readable(caller, await this.repository.find(executionId), executionId);
   }
 
   /** What already happened to a run, as the stream's events, oldest first. */

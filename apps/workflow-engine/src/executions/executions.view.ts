@@ -15,6 +15,8 @@ interface ExecutionRow {
   result: unknown;
   error: unknown;
   retryable: boolean | null;
+  owner: string | null;
+  team: string | null;
 }
 
 /** spec 3's Execution: per node its status, duration and what it used; `result` keyed by node id. */
@@ -43,5 +45,7 @@ export function executionView(row: ExecutionRow, flow: Flow, estimatedDuration: 
     }),
     result: (row.result ?? {}) as Record<string, unknown>,
     ...(failure && { error: failure, retryable: row.retryable ?? failure.retryable }),
+    owner: row.owner,
+    team: row.team,
   };
 }

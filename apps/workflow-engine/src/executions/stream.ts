@@ -1,4 +1,4 @@
-import { notFound, SocketGateway } from '@platform/http';
+import { notFound, SocketGateway, type Caller } from '@platform/http';
 import type { TokenVerifier } from '@platform/jwt';
 import type { Logger } from '@platform/telemetry';
 import type { WebSocket } from 'ws';
@@ -8,7 +8,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FINAL = new Set(['workflow-completed', 'workflow-failed', 'batch-completed']);
 
 export interface StreamSource {
-  exists: (id: string) => Promise<boolean>;
+  /** Throws the not-found answer unless the caller may read the run or batch. */
+  authorize: (id: string, caller: Caller) => Promise<void>;
   history: (id: string) => Promise<StreamEvent[]>;
 }
 
@@ -37,8 +38,10 @@ async function follow(ws: WebSocket, events: EventBus, topic: string, source: St
 export function createStreams(verifier: TokenVerifier, logger: Logger, events: EventBus, executions: StreamSource, batches: StreamSource): SocketGateway {
   const authorize =
     (source: StreamSource, what: string) =>
-    async ({ params }: { params: Record<string, string> }) => {
-      if (!UUID.test(params.id) || !(await source.exists(params.id))) throw notFound(`No ${what} ${params.id}`);
+    async ({ params, claims }: { params: Record<string, string>; claims: Caller }) => {
+      // Only who may read the run (or batch) follows it; anyone else is told it does not exist.
+      if (!UUID.test(params.id)) throw notFound(`No ${what} ${params.id}`);
+      await source.authorize(params.id, claims);
     };
   const onError = (ws: WebSocket) => (error: unknown) => {
     logger.warn({ err: error }, 'stream failed');

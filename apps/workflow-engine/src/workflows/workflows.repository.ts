@@ -1,4 +1,5 @@
 import type { workflowEngine } from '@platform/contracts';
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 
 type Flow = workflowEngine.Flow;
@@ -13,6 +14,8 @@ export interface NewWorkflow {
   templateId?: string;
   webhookSecret: string;
   createdBy: string;
+  owner: string;
+  team: string | null;
 }
 
 export class WorkflowsRepository {
@@ -39,8 +42,14 @@ export class WorkflowsRepository {
     return this.db.workflow.findUnique({ where: { id } });
   }
 
-  async page(filters: { category?: string; complexity?: string }, limit: number, offset: number) {
-    const where = { status: 'active', ...(filters.category && { category: filters.category }), ...(filters.complexity && { complexity: filters.complexity }) };
+  /** A page of the active workflows within `scope` (what the caller may read). */
+  async page(filters: { category?: string; complexity?: string }, scope: ReadScope, limit: number, offset: number) {
+    const where = {
+      status: 'active',
+      ...(filters.category && { category: filters.category }),
+      ...(filters.complexity && { complexity: filters.complexity }),
+      ...readScopeWhere(scope),
+    };
     const [rows, total] = await Promise.all([
       this.db.workflow.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset }),
       this.db.workflow.count({ where }),

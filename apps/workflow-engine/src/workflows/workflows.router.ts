@@ -10,13 +10,13 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService, befo
       path: '/workflows/catalog',
       summary: 'The catalog of stored workflows',
       description:
-        "`estimatedDuration` (seconds) is the mean of the workflow's completed runs, or its critical path of typical component times before it has run. `tags` adds the component groups used.",
+        "Only the workflows the caller may read: their own, their teams', or every one with `workflows:admin`. `estimatedDuration` (seconds) is the mean of the workflow's completed runs, or its critical path of typical component times before it has run. `tags` adds the component groups used.",
       tags: ['workflows'],
       access: { permission: 'workflows:read' },
       before,
       query: workflowEngine.CatalogQuery,
       responses: { 200: { description: 'Catalog', schema: workflowEngine.CatalogResponse } },
-      handler: (req) => workflows.catalog(req.valid.query),
+      handler: (req) => workflows.catalog(req.valid.query, req.auth),
     })
     .route({
       method: 'get',
@@ -33,12 +33,12 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService, befo
       path: '/workflows',
       summary: 'Create a workflow',
       description:
-        'The flow is validated before it is stored; each issue names the node and the field (`details.issues[].nodeId`, `path`). Give `templateId` to start from a shipped template.',
+        'The flow is validated before it is stored; each issue names the node and the field (`details.issues[].nodeId`, `path`). Give `templateId` to start from a shipped template. The caller owns it; `team` shares it with a team the caller is an editor of (403 otherwise).',
       tags: ['workflows'],
       access: { permission: 'workflows:write' },
       before,
       body: workflowEngine.CreateWorkflowRequest,
       responses: { 201: { description: 'Created', schema: workflowEngine.WorkflowCreated }, 400: { description: 'Invalid flow' } },
-      handler: (req) => workflows.create(req.valid.body, req.auth?.sub ?? 'unknown'),
+      handler: (req) => workflows.create(req.valid.body, req.auth!),
     });
 }

@@ -1,5 +1,6 @@
 import type { workflowEngine } from '@platform/contracts';
-import { badRequest, notFound } from '@platform/http';
+import { badRequest, notFound, type Caller } from '@platform/http';
+import { rules } from '../access/ownership';
 import { componentOf } from '../components/library';
 import { assertValidFlow, complexityOf, graphOf } from '../flow/flow';
 import { newWebhookSecret, type SecretBox } from '../webhooks/secret-box';
@@ -27,7 +28,8 @@ export class WorkflowsService {
     private readonly secrets: SecretBox,
   ) {}
 
-  async create(request: CreateWorkflowRequest, createdBy: string) {
+  async create(request: CreateWorkflowRequest, caller: Caller) {
+    const owned = rules.workflow.ownerFor(caller, request.team);
     const template = request.templateId ? TEMPLATES.find((candidate) => candidate.id === request.templateId) : undefined;
     if (request.templateId && !template)
       throw badRequest(`Unknown template ${request.templateId}`, {
@@ -45,7 +47,8 @@ export class WorkflowsService {
       flow,
       templateId: template?.id,
       webhookSecret: this.secrets.seal(secret),
-      createdBy,
+      createdBy: caller.sub,
+      ...owned,
     });
     return {
       id: row.id,
@@ -54,6 +57,8 @@ export class WorkflowsService {
       version: row.version,
       createdAt: row.createdAt.toISOString(),
       endpoints: { execute: `/api/v1/workflows/${row.id}/execute`, monitor: `/api/v1/executions/{executionId}/stream` },
+      owner: row.owner,
+      team: row.team,
       webhookSecret: secret,
     };
   }
@@ -71,6 +76,11 @@ export class WorkflowsService {
     return row;
   }
 
+  /** The workflow when the caller may run it (404 when they may not read it, 403 when they only read it). */
+  async runnable(id: string, caller: Caller | undefined) {
+    return rules.workflow.writable(caller, await this.get(id), id);
+  }
+
   private readonly estimates = new Map<string, { seconds: number; at: number }>();
 
   /** Seconds a run of this workflow is expected to take: learnt from its runs (cached 10 s), else typical. */
@@ -84,8 +94,9 @@ export class WorkflowsService {
     return seconds;
   }
 
-  async catalog(query: { category?: string; complexity?: string; limit: number; offset: number }) {
-    const { rows, total } = await this.repository.page(query, query.limit, query.offset);
+  /** The workflows the caller may read. */
+  async catalog(query: { category?: string; complexity?: string; limit: number; offset: number }, caller: Caller | undefined) {
+    const { rows, total } = await this.repository.page(query, rules.workflow.readScope(caller), query.limit, query.offset);
     const learnt = await this.repository.learntDurations(rows.map((row) => row.id));
     return {
       workflows: rows.map((row) => {
@@ -101,6 +112,8 @@ export class WorkflowsService {
           components: flow.nodes.length,
           estimatedDuration: ms !== undefined ? Math.round(ms / 10) / 100 : typicalSeconds(flow),
           tags: [...new Set([...row.tags, ...groups])],
+          owner: row.owner,
+          team: row.team,
         };
       }),
       total,

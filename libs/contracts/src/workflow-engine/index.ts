@@ -57,6 +57,11 @@ export type Flow = z.infer<typeof Flow>;
 
 const Text = (max: number) => z.string().trim().min(1).max(max);
 
+/** A team id to share a new resource with (the caller must be an editor of it). */
+const TeamId = z.string().min(1).max(128);
+/** Who a resource belongs to (DESIGN.md, "Who owns what"): `owner` null for rows stored before owners were. */
+const Ownership = { owner: z.string().nullable(), team: z.string().nullable() };
+
 export const CreateWorkflowRequest = z
   .object({
     name: Text(200),
@@ -66,6 +71,8 @@ export const CreateWorkflowRequest = z
     /** Start from a shipped template: its flow is used when `flow` is not given. */
     templateId: z.string().max(128).optional(),
     flow: Flow.optional(),
+    /** Share the workflow with a team: its viewers read it and its runs, its editors also run it. */
+    team: TeamId.optional(),
   })
   .refine((body) => body.flow || body.templateId, { message: 'flow or templateId is required', path: ['flow'] });
 export type CreateWorkflowRequest = z.infer<typeof CreateWorkflowRequest>;
@@ -77,6 +84,7 @@ export const WorkflowCreated = z.object({
   version: z.string(),
   createdAt: z.string(),
   endpoints: z.object({ execute: z.string(), monitor: z.string() }),
+  ...Ownership,
   /** The Standard Webhooks secret (`whsec_...`) that signs this workflow's callbacks; shown once. */
   webhookSecret: z.string(),
 });
@@ -96,6 +104,7 @@ export const CatalogEntry = z.object({
   components: z.number().int(),
   estimatedDuration: z.number(),
   tags: z.array(z.string()),
+  ...Ownership,
 });
 export const CatalogResponse = z.object({ workflows: z.array(CatalogEntry), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
@@ -164,6 +173,9 @@ export const Execution = z.object({
   result: z.record(z.string(), z.unknown()),
   error: ExecutionError.optional(),
   retryable: z.boolean().optional(),
+  /** Who started it (a batch item: who started the batch) and its workflow's team. */
+  owner: z.string().nullable().optional(),
+  team: z.string().nullable().optional(),
 });
 export type Execution = z.infer<typeof Execution>;
 
@@ -191,6 +203,7 @@ export const Batch = z.object({
   status: z.enum(['processing', 'completed', 'failed']),
   progress: z.object({ completed: z.number().int(), failed: z.number().int(), pending: z.number().int() }),
   monitorUrl: z.string(),
+  ...Ownership,
 });
 export const BatchParams = z.object({ batchId: z.string().uuid() });
 
@@ -216,6 +229,8 @@ export const StreamEventType = z.enum([
 
 export const CollectionParams = z.object({ collection: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/) });
 export const UpsertDocumentsRequest = z.object({
+  /** Share a new collection with a team (ignored for an existing collection: it keeps its owner and team). */
+  team: TeamId.optional(),
   /** Embeds documents that carry text but no vector through local-models. */
   model: z.string().max(200).optional(),
   documents: z
@@ -230,4 +245,4 @@ export const UpsertDocumentsRequest = z.object({
     .min(1)
     .max(500),
 });
-export const UpsertDocumentsResponse = z.object({ collection: z.string(), upserted: z.number().int(), total: z.number().int() });
+export const UpsertDocumentsResponse = z.object({ collection: z.string(), upserted: z.number().int(), total: z.number().int(), ...Ownership });
