@@ -1,5 +1,5 @@
-import { hasPermission } from '@platform/jwt';
-import { forbidden } from '@platform/http';
+import type { TeamMembershipClaim } from '@platform/contracts';
+import { notFound, OwnershipRule, type Owned } from '@platform/http';
 import type { Request } from 'express';
 
 export const READ = 'registry:read';
@@ -8,17 +8,23 @@ export const ADMIN = 'registry:admin';
 
 export interface Caller {
   sub: string;
-  permissions: readonly string[];
+  permissions: string[];
+  teams?: TeamMembershipClaim[];
 }
 
 export function caller(req: Request): Caller {
-  return { sub: req.auth?.sub ?? '', permissions: req.auth?.permissions ?? [] };
+  return { sub: req.auth?.sub ?? '', permissions: req.auth?.permissions ?? [], teams: req.auth?.teams };
 }
 
-export const isAdmin = (who: Caller): boolean => hasPermission(who.permissions, ADMIN);
+/**
+ * The platform's one ownership rule (DESIGN.md, "Who owns what") over a namespace and its agents:
+ * the owner, an editor of its team or `registry:admin` publish, change and unpublish; a team viewer
+ * also reads what the registry keeps from others (analytics). The catalogue itself stays public
+ * to `registry:read`. Another's agent answers 404 (`Agent ns/name not found`), a viewer's change 403.
+ */
+export const agentRule = OwnershipRule.of('Agent', ADMIN);
+/** Publishing into a namespace the caller may not change answers 404, as for an agent. */
+export const namespaceRule = new OwnershipRule({ admin: ADMIN, notFound: (namespace) => notFound(`No namespace ${namespace} that you may publish in`) });
 
-/** Changing a namespace's agents needs its ownership or `registry:admin` (403 otherwise). */
-export function assertOwner(who: Caller, owner: string, namespace: string): void {
-  if (who.sub === owner || isAdmin(who)) return;
-  throw forbidden(`Namespace ${namespace} belongs to another publisher`, { required: ADMIN, userPermissions: who.permissions, namespace, reason: 'not_owner' });
-}
+/** A namespace's ownership as the rule reads it. */
+export const ownership = (ns: { ownerSub: string; team: string | null }): Owned => ({ owner: ns.ownerSub, team: ns.team });

@@ -11,7 +11,7 @@ import { EMPTY_SUMMARY, searchTerms, summarizeManifest } from './manifest-summar
  */
 export type Tx = Prisma.TransactionClient;
 
-export type AgentWithOwner = Agent & { ns: Pick<Namespace, 'ownerSub'> };
+export type AgentWithOwner = Agent & { ns: Pick<Namespace, 'ownerSub' | 'team'> };
 
 /**
  * The columns of an agent and its namespace owner for raw reads. The hot read paths (get, search,
@@ -22,12 +22,12 @@ export const AGENT_COLUMNS = Prisma.sql`
   a."id", a."namespace", a."name", a."displayName", a."summary", a."homepage", a."repository", a."keywords",
   a."declaredCompliance", a."latestVersion", a."description", a."kind", a."agentKind", a."agentType", a."tier", a."status",
   a."capabilities", a."compliance", a."tags", a."labels", a."searchTerms", a."certified", a."certifiedVersion", a."createdBy",
-  a."createdAt", a."updatedAt", a."deletedAt", n."ownerSub"`;
+  a."createdAt", a."updatedAt", a."deletedAt", n."ownerSub", n."team" AS "namespaceTeam"`;
 
-export type AgentRow = Omit<AgentWithOwner, 'ns'> & { ownerSub: string };
+export type AgentRow = Omit<AgentWithOwner, 'ns'> & { ownerSub: string; namespaceTeam: string | null };
 
 export function fromRow(row: AgentRow): AgentWithOwner {
-  const { ownerSub, ...agent } = row;
+  const { ownerSub, namespaceTeam, ...agent } = row;
   // Prisma stores an unset scalar list as NULL and reads it as []; raw reads do the same here.
   for (const list of ['keywords', 'declaredCompliance', 'capabilities', 'compliance', 'tags'] as const) agent[list] ??= [];
   return {
@@ -35,7 +35,7 @@ export function fromRow(row: AgentRow): AgentWithOwner {
     createdAt: new Date(agent.createdAt),
     updatedAt: new Date(agent.updatedAt),
     deletedAt: agent.deletedAt ? new Date(agent.deletedAt) : null,
-    ns: { ownerSub },
+    ns: { ownerSub, team: namespaceTeam ?? null },
   } as AgentWithOwner;
 }
 

@@ -132,13 +132,14 @@ describe('agents', () => {
     expect(agent.body.description).toBe('first');
   });
 
-  it('keeps a namespace for its first publisher: others get 403, registry:admin may publish', async () => {
+  it('keeps a namespace for its first publisher: others get 404, registry:admin may publish', async () => {
     const owner = h.user();
     const ns = uniqueName('ns');
     expect((await h.publish(owner.auth, manifest({ namespace: ns, name: 'one', version: '1.0.0' }))).status).toBe(201);
     const intruder = await h.publish(h.user().auth, manifest({ namespace: ns, name: 'two', version: '1.0.0' }));
-    expect(intruder.status).toBe(403);
-    expect(intruder.body.error).toMatchObject({ type: 'authorization_error', code: 'insufficient_permissions', details: { reason: 'not_owner' } });
+    // The platform's ownership rule: what the caller may not change is not theirs to see either (tenancy.test.ts).
+    expect(intruder.status).toBe(404);
+    expect(intruder.body.error).toMatchObject({ type: 'not_found_error', code: 'not_found', message: `No namespace ${ns} that you may publish in` });
     const admin = await h.publish(h.user(['registry:write', 'registry:admin']).auth, manifest({ namespace: ns, name: 'two', version: '1.0.0' }));
     expect(admin.status).toBe(201);
     expect(admin.body.agent.owner).toBe(owner.sub);
@@ -181,7 +182,7 @@ describe('agents', () => {
     expect(unknownField.status).toBe(400);
     expect((await request(h.app).put(path).set('Authorization', owner.auth).send({})).status).toBe(400);
     expect((await request(h.app).put(path).set('Authorization', owner.auth).send({ homepage: 'javascript:alert(1)' })).status).toBe(400);
-    expect((await request(h.app).put(path).set('Authorization', h.user().auth).send({ displayName: 'mine' })).status).toBe(403);
+    expect((await request(h.app).put(path).set('Authorization', h.user().auth).send({ displayName: 'mine' })).status).toBe(404);
     expect((await request(h.app).put(path).send({ displayName: 'mine' })).status).toBe(401);
     expect((await request(h.app).put(`/api/v1/agents/${ns}/ghost`).set('Authorization', owner.auth).send({ displayName: 'x' })).status).toBe(404);
   });
@@ -191,7 +192,7 @@ describe('agents', () => {
     const ns = uniqueName('ns');
     await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0' }));
     const path = `/api/v1/agents/${ns}/agent`;
-    expect((await request(h.app).delete(path).set('Authorization', h.user().auth)).status).toBe(403);
+    expect((await request(h.app).delete(path).set('Authorization', h.user().auth)).status).toBe(404);
     expect((await request(h.app).delete(path)).status).toBe(401);
     expect((await request(h.app).delete(path).set('Authorization', owner.auth)).status).toBe(204);
     expect((await request(h.app).get(path).set('Authorization', owner.auth)).status).toBe(404);
@@ -249,6 +250,6 @@ describe('agents', () => {
     const rivals = await Promise.all(
       [h.user(), h.user(), h.user()].map((user) => h.publish(user.auth, manifest({ namespace: `${ns}-claim`, name: 'agent', version: '1.0.0' }))),
     );
-    expect(rivals.map((res) => res.status).sort()).toEqual([201, 403, 403]);
+    expect(rivals.map((res) => res.status).sort()).toEqual([201, 404, 404]);
   });
 });

@@ -44,7 +44,7 @@ describe('analytics', () => {
     expect(range.body.totals).toEqual({ views: 0, downloads: 0, searchAppearances: 0 });
   });
 
-  it('is for the owner or registry:admin only (403), needs a token (401), and knows the agent (404)', async () => {
+  it('is for the owner, its team or registry:admin only (404 to others), needs a token (401), and knows the agent (404)', async () => {
     const owner = h.user();
     const ns = uniqueName('stats');
     await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.0.0' })).expect(201);
@@ -52,8 +52,8 @@ describe('analytics', () => {
     const stranger = await request(h.app)
       .get(path)
       .set('Authorization', h.user(['registry:read']).auth);
-    expect(stranger.status).toBe(403);
-    expect(stranger.body.error.type).toBe('authorization_error');
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.error).toMatchObject({ type: 'not_found_error', message: `Agent ${ns}/agent not found` });
     expect(
       (
         await request(h.app)

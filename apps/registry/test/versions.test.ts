@@ -77,14 +77,14 @@ describe('versions and manifests', () => {
     const noNs = await h.publish(owner.auth, manifest({ name: 'agent', version: '1.1.0' }), `${base}/versions`);
     expect(noNs.status).toBe(201);
     const notOwner = await h.publish(h.user().auth, manifest({ namespace: ns, name: 'agent', version: '1.2.0' }), `${base}/versions`);
-    expect(notOwner.status).toBe(403);
+    expect(notOwner.status).toBe(404);
     const duplicate = await h.publish(owner.auth, manifest({ namespace: ns, name: 'agent', version: '1.1.0' }), `${base}/versions`);
     expect(duplicate.status).toBe(409);
   });
 
   it('unpublishes a version: gone from reads, latest moves back, its number stays taken', async () => {
     const { owner, ns, base } = await agentWith(['1.0.0', '1.1.0']);
-    expect((await request(h.app).delete(`${base}/versions/1.1.0`).set('Authorization', h.user().auth)).status).toBe(403);
+    expect((await request(h.app).delete(`${base}/versions/1.1.0`).set('Authorization', h.user().auth)).status).toBe(404);
     expect((await request(h.app).delete(`${base}/versions/latest`).set('Authorization', owner.auth)).status).toBe(400);
     expect((await request(h.app).delete(`${base}/versions/1.1.0`).set('Authorization', owner.auth)).status).toBe(204);
     expect((await request(h.app).delete(`${base}/versions/1.1.0`).set('Authorization', owner.auth)).status).toBe(404);

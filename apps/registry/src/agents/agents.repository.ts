@@ -69,14 +69,17 @@ export class AgentsRepository {
    * The owner of a namespace; a namespace that does not exist yet is created for `claimant`
    * (INSERT ... ON CONFLICT DO NOTHING: racing first publishers agree on one owner).
    */
-  async namespaceOwner(namespace: string, claimant: string): Promise<string> {
-    const select = () => this.db.$queryRaw<Array<{ ownerSub: string }>>`SELECT "ownerSub" FROM "registry"."Namespace" WHERE "name" = ${namespace}`;
+  /** The namespace's owner and team; a new namespace becomes `claim`'s (the first of racing claimants wins). */
+  async namespaceOwnership(namespace: string, claim: { owner: string; team: string | null }): Promise<{ ownerSub: string; team: string | null }> {
+    const select = () =>
+      this.db.$queryRaw<Array<{ ownerSub: string; team: string | null }>>`SELECT "ownerSub", "team" FROM "registry"."Namespace" WHERE "name" = ${namespace}`;
     let [row] = await select();
     if (!row) {
-      await this.db.$executeRaw`INSERT INTO "registry"."Namespace" ("name", "ownerSub") VALUES (${namespace}, ${claimant}) ON CONFLICT ("name") DO NOTHING`;
+      await this.db
+        .$executeRaw`INSERT INTO "registry"."Namespace" ("name", "ownerSub", "team") VALUES (${namespace}, ${claim.owner}, ${claim.team}) ON CONFLICT ("name") DO NOTHING`;
       [row] = await select();
     }
-    return row.ownerSub;
+    return row;
   }
 
   /** Changes agent-level metadata and recomputes what the agent shows. */

@@ -7,6 +7,7 @@ export function agentBody(agent: AgentWithOwner): registry.Agent {
     namespace: agent.namespace,
     name: agent.name,
     owner: agent.ns.ownerSub,
+    team: agent.ns.team,
     displayName: agent.displayName,
     summary: agent.summary,
     homepage: agent.homepage,

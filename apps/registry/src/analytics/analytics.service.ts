@@ -1,6 +1,6 @@
 import type { registry } from '@platform/contracts';
 import { badRequest } from '@platform/http';
-import { assertOwner, type Caller } from '../access';
+import type { Caller } from '../access';
 import type { AgentsService } from '../agents/agents.service';
 import type { AnalyticsRepository } from './analytics.repository';
 
@@ -16,8 +16,8 @@ export class AnalyticsService {
   ) {}
 
   async report(who: Caller, namespace: string, name: string, query: registry.AnalyticsQuery, now = new Date()): Promise<registry.AnalyticsReport> {
-    const agent = await this.agents.get(namespace, name);
-    assertOwner(who, agent.ns.ownerSub, namespace);
+    // Usage is for the namespace's owner, its team and registry:admin: 404 to anyone else.
+    const agent = await this.agents.readable(who, namespace, name);
     const to = query.to ? new Date(`${query.to}T00:00:00Z`) : new Date(`${isoDay(now)}T00:00:00Z`);
     const from = query.from ? new Date(`${query.from}T00:00:00Z`) : new Date(to.getTime() - 29 * DAY_MS);
     if (from > to) throw badRequest('from is after to', { issues: [{ path: 'query.from', message: 'must not be after to', code: 'invalid_range' }] });

@@ -10,7 +10,8 @@ const PUBLISH_DESCRIPTION =
   'The body is the manifest (spec 1): a JSON object with Content-Type application/json, or YAML text with ' +
   'Content-Type application/yaml (text/yaml, application/x-yaml; text/plain is detected). The bytes are stored as sent and ' +
   'served back unchanged. metadata.namespace and metadata.version are required. 400 lists the validation errors in ' +
-  'error.details.issues (path, message, code); 409 when the version exists or existed; 403 when another caller owns the namespace.';
+  'error.details.issues (path, message, code); 409 when the version exists or existed. Publishing into an existing namespace needs its ' +
+  'owner, an editor of its team or registry:admin (404 to others, 403 to a team viewer).';
 
 const ExactVersionParams = registry.AgentParams.extend({ version: registry.SemanticVersion });
 
@@ -25,15 +26,17 @@ export function versionRoutes(api: ApiRouter, versions: VersionsService, ctx: Ro
       tags: ['agents'],
       access: { permission: WRITE },
       before: ctx.limit,
+      query: registry.PublishQuery,
       body: registry.PublishBody,
       responses: {
         201: { description: 'Published', schema: registry.PublishResult },
-        403: { description: 'The namespace belongs to another publisher', schema: ErrorBody },
-        409: { description: 'The version exists or existed', schema: ErrorBody },
+        403: { description: 'A viewer of the namespace, or `team` names a team the caller does not edit', schema: ErrorBody },
+        404: { description: 'The namespace is not one the caller may publish in', schema: ErrorBody },
+        409: { description: 'The version exists or existed, or the namespace is shared with another team', schema: ErrorBody },
         413: { description: 'The manifest is too large', schema: ErrorBody },
         415: { description: 'Neither JSON nor YAML', schema: ErrorBody },
       },
-      handler: (req) => versions.publish(caller(req), req.rawManifest ?? { error: 'unreadable' }),
+      handler: (req) => versions.publish(caller(req), req.rawManifest ?? { error: 'unreadable' }, undefined, req.valid.query.team),
     })
     .route({
       method: 'get',

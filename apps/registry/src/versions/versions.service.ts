@@ -1,6 +1,6 @@
 import type { registry } from '@platform/contracts';
 import { badRequest, notFound } from '@platform/http';
-import { assertOwner, type Caller } from '../access';
+import type { Caller } from '../access';
 import type { AgentsService, AgentWithOwner } from '../agents/agents.service';
 import { acceptManifest, type RawManifest } from '../manifest-upload';
 import type { StoredManifest, VersionsRepository } from './versions.repository';
@@ -26,7 +26,7 @@ export class VersionsService {
    * becomes its owner when it is new. A version that exists or ever existed is a 409. The
    * manifest is validated first (400, 413, 415; see acceptManifest).
    */
-  async publish(who: Caller, raw: RawManifest, target?: PublishTarget): Promise<registry.PublishResult> {
+  async publish(who: Caller, raw: RawManifest, target?: PublishTarget, team?: string): Promise<registry.PublishResult> {
     const manifest = acceptManifest(raw, { requireVerified: this.options.requireVerifiedManifests });
     const namespace = target?.namespace ?? manifest.namespace;
     if (!namespace) {
@@ -44,7 +44,9 @@ export class VersionsService {
         issues: [{ path: '$.metadata.name', message: `must be ${target.name}`, code: 'registry.metadata.name.mismatch' }],
       });
     }
-    await this.agents.claimNamespace(who, namespace);
+    // A new version of an existing agent needs the right to change it: 404 names the agent, as a missing one does.
+    if (target) await this.agents.writable(who, target.namespace, target.name);
+    else await this.agents.claimNamespace(who, namespace, team);
     const published = await this.versions.publish(namespace, manifest.name, who.sub, manifest, target !== undefined);
     const row = await this.versions.row(published.versionId);
     return { agent: this.agents.body(published.agent), version: versionBody(published.agent, row, null), created: published.created };
@@ -103,8 +105,7 @@ export class VersionsService {
   /** Unpublishes a version: it disappears from reads, its number stays taken (tombstone). */
   async unpublish(who: Caller, namespace: string, name: string, version: string): Promise<void> {
     if (version === 'latest') throw badRequest('Unpublish names an exact version, not latest');
-    const agent = await this.agents.get(namespace, name);
-    assertOwner(who, agent.ns.ownerSub, namespace);
+    const agent = await this.agents.writable(who, namespace, name);
     await this.versions.unpublish(agent.id, version, who.sub, `${namespace}/${name}`);
   }
 }

@@ -97,6 +97,8 @@ export const Agent = z
     namespace: z.string(),
     name: z.string(),
     owner: z.string().describe('token `sub` of the namespace owner'),
+    // Optional for clients that parse answers of registries from before teams (always sent now).
+    team: z.string().nullable().optional().describe('the team the namespace is shared with: its editors publish and change its agents'),
     displayName: z.string().nullable(),
     summary: z.string().nullable(),
     homepage: z.string().nullable(),
@@ -182,6 +184,15 @@ export type VersionPage = z.infer<typeof VersionPage>;
 
 export const PublishResult = z.object({ agent: Agent, version: AgentVersion, created: z.boolean().describe('whether the agent was new') });
 export type PublishResult = z.infer<typeof PublishResult>;
+
+/** A team (auth's id): its members read what only a namespace's owner sees, its editors publish and change. */
+export const TeamId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'a team id');
+/** `POST /agents?team=`: the body is the manifest itself, so the team a new namespace is shared with is a parameter. */
+export const PublishQuery = z.object({ team: TeamId.optional() }).strict();
 
 /** The documented request body of the publish endpoints: the manifest itself (JSON or YAML). */
 export const PublishBody = z

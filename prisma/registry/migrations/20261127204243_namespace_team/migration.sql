@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Namespace" ADD COLUMN     "team" TEXT;
