@@ -35,7 +35,8 @@ export class UsageRepository {
 
   private where(filter: UsageFilter): Prisma.UsageRecordWhereInput {
     return {
-      ...(filter.subject && { subject: filter.subject }),
+      // `undefined` means everyone's (an admin's list); any string, even an empty one, is one caller's.
+      ...(filter.subject !== undefined && { subject: filter.subject }),
       ...(filter.model && { model: filter.model }),
       ...((filter.from || filter.to) && { at: { ...(filter.from && { gte: filter.from }), ...(filter.to && { lt: filter.to }) } }),
     };

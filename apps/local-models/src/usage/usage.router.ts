@@ -1,8 +1,13 @@
 import { localModels } from '@platform/contracts';
-import { forbidden, type ApiRouter } from '@platform/http';
-import { hasPermission } from '@platform/jwt';
+import { forbidden, OwnershipRule, type ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
 import type { UsageService } from './usage.service';
+
+/**
+ * The platform's ownership rule over usage records: a record belongs to the caller whose call it
+ * counts (its `subject`) and to no team, so a caller reads their own and `models:admin` everyone's.
+ */
+export const usageRule = OwnershipRule.of('Usage record', 'models:admin');
 
 export function usageRoutes(api: ApiRouter, usage: UsageService, before: RequestHandler[]): void {
   api.route({
@@ -17,12 +22,11 @@ export function usageRoutes(api: ApiRouter, usage: UsageService, before: Request
     query: localModels.UsageQuery,
     responses: { 200: { description: 'The calls', schema: localModels.UsageList } },
     handler: (req) => {
-      const permissions = req.auth?.permissions ?? [];
-      const admin = hasPermission(permissions, 'models:admin');
-      if (req.valid.query.subject && !admin && req.valid.query.subject !== req.auth?.sub) {
-        throw forbidden("Only models:admin may read another caller's usage", { required: 'models:admin', userPermissions: permissions });
+      const scope = usageRule.readScope(req.auth);
+      if (!scope.all && req.valid.query.subject && req.valid.query.subject !== scope.owner) {
+        throw forbidden("Only models:admin may read another caller's usage", { required: 'models:admin', userPermissions: req.auth?.permissions ?? [] });
       }
-      return usage.list(req.valid.query, admin ? req.valid.query.subject : req.auth?.sub);
+      return usage.list(req.valid.query, scope.all ? req.valid.query.subject : scope.owner);
     },
   });
 }
