@@ -30,6 +30,7 @@ import { KeyRing } from './signing-keys/signing-keys.service';
 import { AccessTokenIssuer } from './tokens/access-tokens';
 import { Revocation } from './tokens/revocation';
 import { TokensRepository } from './tokens/tokens.repository';
+import { TokenExchange } from './tokens/token-exchange.service';
 import { tokensRouter } from './tokens/tokens.router';
 import { RefreshTokens } from './tokens/tokens.service';
 import { UsersRepository } from './users/users.repository';
@@ -205,7 +206,15 @@ export const authService = defineService({
         { basePath: '/.well-known', router: jwksRouter(keys) },
         {
           basePath,
-          router: tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation: new Revocation(verifier, refreshTokens, audit, redis), limits }),
+          router: tokensRouter({
+            verifier,
+            login,
+            refreshTokens,
+            apiKeys,
+            revocation: new Revocation(verifier, refreshTokens, audit, redis),
+            tokenExchange: new TokenExchange(verifier, accessTokens, apiKeys, redis, audit),
+            limits,
+          }),
         },
         { basePath, router: oauthRouter({ verifier, flow, providers, audit, limits }) },
         { basePath, router: usersRouter(verifier, users) },

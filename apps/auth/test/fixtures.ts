@@ -63,15 +63,30 @@ export async function startAuth(overrides: Record<string, string> = {}) {
     return { ...user, id: res.body.id as string };
   }
 
+  /** A service API key with these permissions, exchanged for its token. */
+  async function serviceToken(service: string, permissions: string[]) {
+    const issued = await http()
+      .post('/api/v1/auth/admin/api-keys')
+      .set('Authorization', `Bearer ${await admin()}`)
+      .send({ service, permissions });
+    if (issued.status !== 201) throw new Error(`issue key failed: ${issued.status} ${JSON.stringify(issued.body)}`);
+    const res = await http().post('/api/v1/auth/api-key').send({ api_key: issued.body.key, client_id: service });
+    if (res.status !== 200) throw new Error(`api-key login failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { id: issued.body.id as string, key: issued.body.key as string, token: res.body.access_token as string };
+  }
+
   return {
     config,
     db,
+    /** The service's own URL (it listens on loopback), for clients that call it over HTTP. */
+    url: started.url,
     redis,
     service,
     http,
     login,
     admin,
     createUser,
+    serviceToken,
     close: () => started.stop(),
   };
 }

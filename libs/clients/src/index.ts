@@ -1,5 +1,6 @@
 export * from './service-client';
 export * from './service-auth';
+export * from './delegated-token';
 export * from './local-models.client';
 export * from './mcp-registry.client';
 export * from './cms.client';

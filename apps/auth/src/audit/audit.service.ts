@@ -12,6 +12,7 @@ export type AuditEventType =
   | 'refresh_failure'
   | 'refresh_token_reuse_detected'
   | 'token_revoked'
+  | 'token_exchanged'
   | 'oauth_authorize'
   | 'oauth_login_success'
   | 'oauth_login_failure'

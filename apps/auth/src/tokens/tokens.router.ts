@@ -1,12 +1,13 @@
 import { auth } from '@platform/contracts';
-import { REVOKED_TOKENS_KEY, TokenError, type TokenVerifier } from '@platform/jwt';
+import { bearerToken, REVOKED_TOKENS_KEY, TokenError, type TokenVerifier } from '@platform/jwt';
 import { ApiRouter, enforceRateLimit, type RateLimiter } from '@platform/http';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import { originOf } from '../audit/audit.service';
 import type { ApiKeys } from '../api-keys/api-keys.service';
 import type { Login } from '../login/login.service';
 import type { RefreshTokens } from './tokens.service';
 import type { Revocation } from './revocation';
+import type { TokenExchange } from './token-exchange.service';
 
 export interface TokenRateLimits {
   login: RequestHandler;
@@ -22,11 +23,15 @@ export interface TokensRouterDeps {
   refreshTokens: RefreshTokens;
   apiKeys: ApiKeys;
   revocation: Revocation;
+  tokenExchange: TokenExchange;
   limits: TokenRateLimits;
 }
 
+/** RFC 8693 requests are form-encoded; JSON bodies are parsed by the app already. */
+const formBody = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 20 });
+
 /** Spec 1's token endpoints: login, API-key login, refresh, revoke, validate. */
-export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation, limits }: TokensRouterDeps): ApiRouter {
+export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocation, tokenExchange, limits }: TokensRouterDeps): ApiRouter {
   return new ApiRouter(verifier)
     .route({
       method: 'post',
@@ -70,6 +75,26 @@ export function tokensRouter({ verifier, login, refreshTokens, apiKeys, revocati
         const tokens = await refreshTokens.rotate(req.valid.body.refresh_token, originOf(req));
         return { access_token: tokens.accessToken, refresh_token: tokens.refreshToken, token_type: 'Bearer' as const, expires_in: tokens.expiresIn };
       },
+    })
+    .route({
+      method: 'post',
+      path: '/token',
+      summary: 'Token exchange (RFC 8693): a token for a user, acted on by the calling service',
+      description:
+        "Form-encoded or JSON. The actor (the bearer token, or actor_token) needs tokens:exchange; the issued token is the subject's " +
+        '(sub, user, roles, teams, its permissions or the narrowed scope), names the actor in act, and expires no later than the subject token.',
+      tags: ['tokens'],
+      // The actor is authenticated by the exchange itself: it may come as actor_token instead of the bearer.
+      access: 'public',
+      before: [formBody],
+      body: auth.TokenExchangeRequest,
+      responses: {
+        200: { description: 'The delegated access token', schema: auth.TokenExchangeResponse },
+        400: { description: 'invalid_request, invalid_grant (subject token invalid, expired or revoked), invalid_scope, unsupported_grant_type' },
+        401: { description: 'No valid actor token' },
+        403: { description: 'The actor lacks tokens:exchange' },
+      },
+      handler: (req) => tokenExchange.exchange(req.valid.body, bearerToken(req), originOf(req)),
     })
     .route({
       method: 'post',

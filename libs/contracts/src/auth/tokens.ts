@@ -47,3 +47,34 @@ export const ValidateResponse = z.union([
 export const Jwk = z.object({ kty: z.literal('RSA'), kid: z.string(), use: z.literal('sig'), alg: z.literal('RS256'), n: z.string(), e: z.string() });
 export const JwksResponse = z.object({ keys: z.array(Jwk) });
 export type Jwk = z.infer<typeof Jwk>;
+
+/** RFC 8693 token exchange: the grant type and the one token type the platform exchanges. */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+/**
+ * `POST /token` (form-encoded or JSON). `grant_type` and the token types are strings here, so that
+ * a wrong one gets its own RFC 8693 error (`unsupported_grant_type`, `invalid_request`) rather
+ * than a generic validation error.
+ */
+export const TokenExchangeRequest = z.object({
+  grant_type: bounded(256),
+  subject_token: bounded(8192),
+  subject_token_type: bounded(256),
+  /** Space-separated permissions, each granted by the subject's: the issued token carries only these. */
+  scope: z.string().max(4096).optional(),
+  audience: z.string().max(256).optional(),
+  /** The actor, when it is not the bearer of the request. */
+  actor_token: bounded(8192).optional(),
+  actor_token_type: z.string().max(256).optional(),
+  resource: z.string().max(2048).optional(),
+  requested_token_type: z.string().max(256).optional(),
+});
+
+export const TokenExchangeResponse = z.object({
+  access_token: z.string(),
+  issued_token_type: z.literal(ACCESS_TOKEN_TYPE),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int(),
+  scope: z.string().optional(),
+});
