@@ -274,8 +274,8 @@ export const meshService = defineService({
     routingRoutes(api, {
       table: routing,
       invalidateEverywhere: routingChanged,
-      discovery: async () => {
-        const [counts, snapshot, leader] = await Promise.all([agentRows.counts(), routing.current(), cluster.leader()]);
+      discovery: async (scope) => {
+        const [counts, snapshot, leader] = await Promise.all([agentRows.counts(scope), routing.current(), cluster.leader()]);
         return {
           node_id: nodeId,
           leader: leader.leader,

@@ -8,6 +8,8 @@ interface Operation {
 
 /** Which permission each REST operation needs (the README's table says the same). */
 const permissionOf = (method: string, path: string): string => {
+  // Export carries every sender's payloads: mesh:admin only.
+  if (`${method} ${path}` === 'get /api/v1/messages/export') return 'mesh:admin';
   if (method === 'get') return 'mesh:read';
   if (
     ['post /api/v1/agents', 'delete /api/v1/agents/{agent_id}', 'put /api/v1/agents/{agent_id}/health', 'post /api/v1/messages'].includes(`${method} ${path}`)

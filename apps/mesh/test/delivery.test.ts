@@ -164,7 +164,7 @@ describe('delivery, acknowledgements, dead letters and de-duplication', () => {
     expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 0 });
     expect(page.body.messages).toHaveLength(2);
 
-    const exported = await request(mesh.app).get(`/api/v1/messages/export?agent_id=${agentId}`).set('Authorization', read);
+    const exported = await request(mesh.app).get(`/api/v1/messages/export?agent_id=${agentId}`).set('Authorization', admin);
     expect(exported.status).toBe(200);
     expect(exported.headers['content-type']).toMatch(/^application\/x-ndjson/);
     const lines = exported.text

@@ -43,8 +43,14 @@ export async function startMesh(env: Record<string, string> = {}): Promise<MeshI
   return Object.assign(svc, { grpcPort: health.body.grpc.port as number, cluster });
 }
 
-export async function bearer(permissions: string[]): Promise<string> {
-  return (await testIssuer()).bearer(permissions);
+/** The one user the tests act as unless they say otherwise: what it registers, it reads and changes. */
+export const TEST_USER = uniqueName('mesh-user');
+
+export async function bearer(
+  permissions: string[],
+  options: { sub?: string; teams?: Array<{ id: string; role: 'viewer' | 'editor' | 'admin' }> } = {},
+): Promise<string> {
+  return (await testIssuer()).bearer(permissions, { sub: TEST_USER, ...options });
 }
 
 export interface MeshClient extends grpc.Client {
@@ -70,9 +76,9 @@ export function meshClient(port: number): MeshClient {
   return new (protos().Mesh)(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as MeshClient;
 }
 
-export async function metadata(permissions: string[] = ['mesh:write']): Promise<grpc.Metadata> {
+export async function metadata(permissions: string[] = ['mesh:write'], options: Parameters<typeof bearer>[1] = {}): Promise<grpc.Metadata> {
   const md = new grpc.Metadata();
-  md.set('authorization', await bearer(permissions));
+  md.set('authorization', await bearer(permissions, options));
   return md;
 }
 

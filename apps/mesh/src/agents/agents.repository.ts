@@ -1,3 +1,5 @@
+import { readScopeWhere } from '@platform/http';
+import type { ReadScope } from '../access';
 import type { Db } from '../database';
 import type { Agent, Prisma } from '../generated/prisma/client';
 
@@ -40,24 +42,44 @@ export interface RoutableAgent {
   capabilities: string[];
   status: string;
   latencyMs: number | null;
+  owner: string | null;
+  team: string | null;
 }
 
-const where = (filter: AgentFilter): Prisma.AgentWhereInput => ({
+const ALL: ReadScope = { all: true };
+
+const where = (filter: AgentFilter, scope: ReadScope): Prisma.AgentWhereInput => ({
   ...(filter.capability && { capabilities: { has: filter.capability } }),
   ...(filter.namespace && { namespace: filter.namespace }),
   ...(filter.status && { status: filter.status }),
   ...(filter.ejected !== undefined && { ejected: filter.ejected }),
   ...(filter.ids && { id: { in: filter.ids } }),
+  // Only what the caller may read: its own, its teams', or everything for mesh:admin.
+  ...(readScopeWhere(scope) as Prisma.AgentWhereInput),
 });
+
+const FRESH_HEALTH = { status: 'passing', ejected: false, consecutiveFailures: 0, consecutivePasses: 0, criticalSince: null };
 
 export class AgentsRepository {
   constructor(private readonly db: Db) {}
 
-  /** Registers or re-registers: a known id keeps its history, its health starts over. */
-  upsert(input: AgentInput, nodeId: string): Promise<AgentRow> {
-    const data = { ...input, metadata: input.metadata as Prisma.InputJsonValue, nodeId };
-    const fresh = { status: 'passing', ejected: false, consecutiveFailures: 0, consecutivePasses: 0, criticalSince: null, lastHeartbeatAt: new Date() };
-    return this.db.agent.upsert({ where: { id: input.id }, create: { ...data, ...fresh }, update: { ...data, ...fresh } });
+  /** Registers a new agent with its owner; a taken id fails with a unique violation (never takes the row over). */
+  create(input: AgentInput, nodeId: string, ownership: { owner: string; team: string | null }): Promise<AgentRow> {
+    return this.db.agent.create({
+      data: { ...input, metadata: input.metadata as Prisma.InputJsonValue, nodeId, ...ownership, ...FRESH_HEALTH, lastHeartbeatAt: new Date() },
+    });
+  }
+
+  /**
+   * Re-registers a known agent: it keeps its history and owner, its health starts over. Only while
+   * the owner is still the one the caller was checked against (a concurrent change makes it null).
+   */
+  async reregister(input: AgentInput, nodeId: string, checkedOwner: string | null, team: string | null): Promise<AgentRow | null> {
+    const rows = await this.db.agent.updateManyAndReturn({
+      where: { id: input.id, owner: checkedOwner },
+      data: { ...input, metadata: input.metadata as Prisma.InputJsonValue, nodeId, team, ...FRESH_HEALTH, lastHeartbeatAt: new Date() },
+    });
+    return rows[0] ?? null;
   }
 
   find(id: string): Promise<AgentRow | null> {
@@ -69,19 +91,19 @@ export class AgentsRepository {
     return count > 0;
   }
 
-  list(filter: AgentFilter, limit: number, offset: number): Promise<AgentRow[]> {
-    return this.db.agent.findMany({ where: where(filter), orderBy: { id: 'asc' }, take: limit, skip: offset });
+  list(filter: AgentFilter, limit: number, offset: number, scope: ReadScope = ALL): Promise<AgentRow[]> {
+    return this.db.agent.findMany({ where: where(filter, scope), orderBy: { id: 'asc' }, take: limit, skip: offset });
   }
 
-  count(filter: AgentFilter = {}): Promise<number> {
-    return this.db.agent.count({ where: where(filter) });
+  count(filter: AgentFilter = {}, scope: ReadScope = ALL): Promise<number> {
+    return this.db.agent.count({ where: where(filter, scope) });
   }
 
-  async counts(): Promise<{ total: number; passing: number; warning: number; critical: number; ejected: number; routable: number }> {
+  async counts(scope: ReadScope = ALL): Promise<{ total: number; passing: number; warning: number; critical: number; ejected: number; routable: number }> {
     const [byStatus, ejected, routable] = await Promise.all([
-      this.db.agent.groupBy({ by: ['status'], _count: { _all: true } }),
-      this.db.agent.count({ where: { ejected: true } }),
-      this.db.agent.count({ where: { ejected: false } }),
+      this.db.agent.groupBy({ by: ['status'], where: where({}, scope), _count: { _all: true } }),
+      this.db.agent.count({ where: where({ ejected: true }, scope) }),
+      this.db.agent.count({ where: where({ ejected: false }, scope) }),
     ]);
     const of = (status: string) => byStatus.find((row) => row.status === status)?._count._all ?? 0;
     return {
@@ -96,7 +118,10 @@ export class AgentsRepository {
 
   /** Agents that may receive traffic: those not ejected (outlier ejection decides, not one check). */
   routable(): Promise<RoutableAgent[]> {
-    return this.db.agent.findMany({ where: { ejected: false }, select: { id: true, capabilities: true, status: true, latencyMs: true } });
+    return this.db.agent.findMany({
+      where: { ejected: false },
+      select: { id: true, capabilities: true, status: true, latencyMs: true, owner: true, team: true },
+    });
   }
 
   ownedBy(nodeId: string): Promise<AgentRow[]> {

@@ -1,6 +1,7 @@
 import type { mesh } from '@platform/contracts';
-import { notFound } from '@platform/http';
+import { isUniqueViolation, notFound } from '@platform/http';
 import { randomUUID } from 'node:crypto';
+import { agentRule, type Caller, type ReadScope } from '../access';
 import type { SubscriberHub } from '../grpc/subscribers';
 import type { HealthService } from '../health/health.service';
 import type { DeliveryService } from '../messages/delivery';
@@ -32,26 +33,51 @@ export class AgentsService {
 
   constructor(private readonly deps: AgentsServiceDeps) {}
 
-  async register(body: mesh.RegisterAgentBody): Promise<mesh.MeshAgent> {
+  /**
+   * Registers an agent for the caller, or re-registers a known id: only its owner, an editor of its
+   * team or mesh:admin may (404 to whoever may not read it, 403 to a viewer of its team).
+   */
+  async register(body: mesh.RegisterAgentBody, caller: Caller): Promise<mesh.MeshAgent> {
     const check = body.check ?? { type: 'ttl' as const, ttl_ms: 30_000 };
-    const row = await this.deps.agents.upsert(
-      {
-        id: body.id ?? randomUUID(),
-        name: body.name,
-        namespace: body.namespace,
-        capabilities: [...new Set(body.capabilities)],
-        endpoint: body.endpoint ?? null,
-        checkType: check.type,
-        checkTarget: check.target ?? null,
-        ttlMs: check.ttl_ms,
-        metadata: body.metadata,
-      },
-      this.deps.nodeId,
-    );
+    const input = {
+      id: body.id ?? randomUUID(),
+      name: body.name,
+      namespace: body.namespace,
+      capabilities: [...new Set(body.capabilities)],
+      endpoint: body.endpoint ?? null,
+      checkType: check.type,
+      checkTarget: check.target ?? null,
+      ttlMs: check.ttl_ms,
+      metadata: body.metadata,
+    };
+    let row: AgentRow | null = null;
+    for (let tries = 0; !row && tries < 3; tries++) {
+      const existing = body.id ? await this.deps.agents.find(body.id) : null;
+      if (existing) {
+        agentRule.writable(caller, existing, existing.id);
+        // A team given again is shared only by an editor of it; without one the agent keeps its team.
+        const team = body.team === undefined ? existing.team : agentRule.ownerFor(caller, body.team).team;
+        row = await this.deps.agents.reregister(input, this.deps.nodeId, existing.owner, team);
+        continue;
+      }
+      try {
+        row = await this.deps.agents.create(input, this.deps.nodeId, agentRule.ownerFor(caller, body.team));
+      } catch (error) {
+        // Registered meanwhile by another request: decide again, as a re-registration.
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+    if (!row) throw notFound(`No agent ${input.id}`);
     this.endpoints.delete(row.id);
     this.deps.delivery.own(row.id);
     await this.deps.routingChanged();
     return this.view(row);
+  }
+
+  /** Deregisters for a caller who may change the agent (404 / 403 otherwise). */
+  async deregisterAs(agentId: string, caller: Caller): Promise<boolean> {
+    agentRule.writable(caller, await this.deps.agents.find(agentId), agentId);
+    return this.deregister(agentId);
   }
 
   async deregister(agentId: string, reason = 'agent_deregistered'): Promise<boolean> {
@@ -74,23 +100,33 @@ export class AgentsService {
     await this.deps.delivery.removeAgent(agentId);
   }
 
-  async get(agentId: string): Promise<AgentRow> {
+  /** The agent, when the caller may read it (404 as for a missing one otherwise); any agent for the mesh itself. */
+  async get(agentId: string, caller?: Caller): Promise<AgentRow> {
     const row = await this.deps.agents.find(agentId);
-    if (!row) throw notFound(`No agent ${agentId}`);
-    return row;
+    if (!caller) {
+      if (!row) throw notFound(`No agent ${agentId}`);
+      return row;
+    }
+    return agentRule.readable(caller, row, agentId);
+  }
+
+  /** The agent, when the caller may change it: report for it, subscribe as it (404 / 403 otherwise). */
+  async writable(agentId: string, caller: Caller): Promise<AgentRow> {
+    return agentRule.writable(caller, await this.deps.agents.find(agentId), agentId);
   }
 
   view(row: AgentRow): mesh.MeshAgent {
     return agentView(row, this.deps.hub.has(row.id));
   }
 
-  async list(filter: AgentFilter, limit: number, offset: number) {
-    const [rows, total] = await Promise.all([this.deps.agents.list(filter, limit, offset), this.deps.agents.count(filter)]);
+  /** The agents the caller may read. */
+  async list(filter: AgentFilter, limit: number, offset: number, scope: ReadScope) {
+    const [rows, total] = await Promise.all([this.deps.agents.list(filter, limit, offset, scope), this.deps.agents.count(filter, scope)]);
     return { agents: rows.map((row) => this.view(row)), total, limit, offset };
   }
 
-  counts() {
-    return this.deps.agents.counts();
+  counts(scope: ReadScope) {
+    return this.deps.agents.counts(scope);
   }
 
   /** Every agent (or those named) starts its health over and is asked to register again. */
@@ -108,9 +144,15 @@ export class AgentsService {
     return targets.length;
   }
 
-  /** A TTL heartbeat or a self-report: applied like a check result. */
-  async report(agentId: string, status: 'healthy' | 'warning' | 'unhealthy' | 'critical', kind: 'ttl' | 'self', output?: string): Promise<AgentRow> {
-    const agent = await this.get(agentId);
+  /** A TTL heartbeat or a self-report, by a caller who may change the agent: applied like a check result. */
+  async report(
+    agentId: string,
+    status: 'healthy' | 'warning' | 'unhealthy' | 'critical',
+    kind: 'ttl' | 'self',
+    caller: Caller,
+    output?: string,
+  ): Promise<AgentRow> {
+    const agent = await this.writable(agentId, caller);
     const mapped = status === 'healthy' ? 'passing' : status === 'warning' ? 'warning' : 'critical';
     const now = new Date();
     const updated = await this.deps

@@ -21,6 +21,8 @@ export function agentView(row: AgentRow, subscribed: boolean): mesh.MeshAgent {
     last_check_at: iso(row.lastCheckAt),
     latency_ms: row.latencyMs,
     node_id: row.nodeId,
+    owner: row.owner,
+    team: row.team,
     subscribed,
     registered_at: row.registeredAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

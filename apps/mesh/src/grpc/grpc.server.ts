@@ -4,6 +4,7 @@ import { ApiError, unavailableDependency } from '@platform/http';
 import { hasPermission, type TokenVerifier } from '@platform/jwt';
 import type { Logger } from '@platform/telemetry';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
+import { agentRule, type Caller } from '../access';
 import type { AgentsService } from '../agents/agents.service';
 import type { MessagesService } from '../messages/messages.service';
 import type { NodeState } from '../operations/operations.state';
@@ -22,6 +23,7 @@ export interface GrpcDeps {
 }
 
 type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
+type Handler<Req, Res> = (request: Req, caller: Caller) => Promise<Res>;
 
 const PERMISSION = 'mesh:write';
 /** A verified token is trusted this long (never past its `exp`): agents call Ack per message. */
@@ -69,7 +71,7 @@ export class MeshGrpcServer {
   readonly server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.max_receive_message_length': 1024 * 1024 });
   readonly health = new HealthImplementation({ '': 'SERVING', [MESH_SERVICE]: 'SERVING', [HEALTH_SERVICE]: 'SERVING' });
   private boundPort = 0;
-  private readonly verified = new Map<string, { permissions: string[]; until: number }>();
+  private readonly verified = new Map<string, { caller: Caller; until: number }>();
   private servingStatus: ServingStatus = 'SERVING';
 
   constructor(private readonly deps: GrpcDeps) {
@@ -108,39 +110,42 @@ export class MeshGrpcServer {
     for (const service of ['', MESH_SERVICE, HEALTH_SERVICE]) this.health.setStatus(service, next);
   }
 
-  private async authorize(metadata: grpc.Metadata): Promise<void> {
+  /** The verified caller of a call (its subject, permissions and teams), holding mesh:write. */
+  private async authorize(metadata: grpc.Metadata): Promise<Caller> {
     const header = metadata.get('authorization')[0];
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (!match) throw status(grpc.status.UNAUTHENTICATED, 'authorization metadata with a Bearer token is required');
     const token = match[1];
-    let permissions = this.cachedPermissions(token);
-    if (!permissions) {
+    let caller = this.cachedCaller(token);
+    if (!caller) {
       try {
         const claims = await (await this.deps.verifier()).verify(token);
-        permissions = claims.permissions;
+        // A delegated token (a service acting for a user) is its subject: the user owns what it does.
+        caller = { sub: claims.sub, permissions: claims.permissions, teams: claims.teams };
         if (this.verified.size >= TOKEN_CACHE_SIZE) this.verified.clear();
-        this.verified.set(token, { permissions, until: Math.min(Date.now() + TOKEN_CACHE_MS, (claims.exp ?? 0) * 1000) });
+        this.verified.set(token, { caller, until: Math.min(Date.now() + TOKEN_CACHE_MS, (claims.exp ?? 0) * 1000) });
       } catch (error) {
         throw status(grpc.status.UNAUTHENTICATED, `invalid token: ${(error as { reason?: string }).reason ?? 'invalid_token'}`);
       }
     }
-    if (!hasPermission(permissions, PERMISSION)) throw status(grpc.status.PERMISSION_DENIED, `${PERMISSION} is required`);
+    if (!hasPermission(caller.permissions, PERMISSION)) throw status(grpc.status.PERMISSION_DENIED, `${PERMISSION} is required`);
+    return caller;
   }
 
-  private cachedPermissions(token: string): string[] | undefined {
+  private cachedCaller(token: string): Caller | undefined {
     const entry = this.verified.get(token);
     if (!entry) return undefined;
-    if (entry.until > Date.now()) return entry.permissions;
+    if (entry.until > Date.now()) return entry.caller;
     this.verified.delete(token);
     return undefined;
   }
 
-  private unary<Req, Res>(handler: (request: Req) => Promise<Res>): Unary<Req, Res> {
+  private unary<Req, Res>(handler: Handler<Req, Res>): Unary<Req, Res> {
     return (call, callback) => {
       this.deps.state.grpcCalls += 1;
       (async () => {
-        await this.authorize(call.metadata);
-        return handler.call(this, call.request);
+        const caller = await this.authorize(call.metadata);
+        return handler.call(this, call.request, caller);
       })()
         .then(
           (response) => callback(null, response),
@@ -159,17 +164,21 @@ export class MeshGrpcServer {
     if (this.deps.state.draining) throw status(grpc.status.UNAVAILABLE, 'this mesh node is draining');
   }
 
-  private async register(request: {
-    id: string;
-    name: string;
-    namespace: string;
-    capabilities: string[];
-    endpoint: string;
-    metadata_json: string;
-    check_type: string;
-    check_target: string;
-    ttl_ms: number;
-  }) {
+  private async register(
+    request: {
+      id: string;
+      name: string;
+      namespace: string;
+      capabilities: string[];
+      endpoint: string;
+      metadata_json: string;
+      check_type: string;
+      check_target: string;
+      ttl_ms: number;
+      team: string;
+    },
+    caller: Caller,
+  ) {
     this.refuseWhileDraining();
     let metadata: unknown = {};
     try {
@@ -189,9 +198,10 @@ export class MeshGrpcServer {
         ...(request.ttl_ms && { ttl_ms: request.ttl_ms }),
       },
       metadata,
+      ...(request.team && { team: request.team }),
     });
     if (!parsed.success) throw status(grpc.status.INVALID_ARGUMENT, zodDetails(parsed.error));
-    const agent = await this.deps.agents.register(parsed.data);
+    const agent = await this.deps.agents.register(parsed.data, caller);
     return {
       id: agent.id,
       name: agent.name,
@@ -200,19 +210,21 @@ export class MeshGrpcServer {
       status: agent.status,
       ejected: agent.ejected,
       node_id: agent.node_id ?? '',
+      owner: agent.owner ?? '',
+      team: agent.team ?? '',
     };
   }
 
-  private async heartbeat(request: { agent_id: string; status: string }) {
+  private async heartbeat(request: { agent_id: string; status: string }, caller: Caller) {
     const agentId = mesh.MeshAgentId.safeParse(request.agent_id);
     const reported = (request.status || 'healthy') as 'healthy' | 'warning' | 'critical';
     if (!agentId.success || !['healthy', 'warning', 'critical'].includes(reported))
       throw status(grpc.status.INVALID_ARGUMENT, 'agent_id and status (healthy, warning, critical) are required');
-    const row = await this.deps.agents.report(agentId.data, reported, 'ttl');
+    const row = await this.deps.agents.report(agentId.data, reported, 'ttl', caller);
     return { status: row.status, ejected: row.ejected };
   }
 
-  private async send(request: { message_id: string; to: string; capability: string; from: string; payload_json: string; ttl_ms: number }) {
+  private async send(request: { message_id: string; to: string; capability: string; from: string; payload_json: string; ttl_ms: number }, caller: Caller) {
     this.refuseWhileDraining();
     let payload: unknown;
     try {
@@ -229,12 +241,15 @@ export class MeshGrpcServer {
       ...(request.ttl_ms && { ttl_ms: request.ttl_ms }),
     });
     if (!parsed.success) throw status(grpc.status.INVALID_ARGUMENT, zodDetails(parsed.error));
-    return this.deps.messages.send(parsed.data);
+    return this.deps.messages.send(parsed.data, caller);
   }
 
-  private async ack(request: { agent_id: string; id: string; ok: boolean; error: string }) {
+  private async ack(request: { agent_id: string; id: string; ok: boolean; error: string }, caller: Caller) {
     if (!request.agent_id || !request.id || request.agent_id.length > MAX_ID || request.id.length > MAX_ID)
       throw status(grpc.status.INVALID_ARGUMENT, 'agent_id and id are required');
+    // Settles only for whoever may act as the agent (its streams were opened by such a caller).
+    const stream = this.deps.hub.of(request.agent_id)[0];
+    if (stream) agentRule.writable(caller, stream.access, request.agent_id);
     return { acknowledged: this.deps.hub.ack(request.agent_id, request.id, request.ok, request.error) };
   }
 
@@ -242,13 +257,15 @@ export class MeshGrpcServer {
     this.deps.state.grpcCalls += 1;
     call.once('close', () => (this.deps.state.grpcCalls -= 1));
     try {
-      await this.authorize(call.metadata);
+      const caller = await this.authorize(call.metadata);
       this.refuseWhileDraining();
       const agentId = mesh.MeshAgentId.safeParse(call.request.agent_id);
       if (!agentId.success) throw status(grpc.status.INVALID_ARGUMENT, 'agent_id is required');
-      await this.deps.agents.get(agentId.data);
+      // Only the agent's owner, an editor of its team or mesh:admin receives its messages.
+      const agent = await this.deps.agents.writable(agentId.data, caller);
       const subscriber = new Subscriber(
         agentId.data,
+        { owner: agent.owner, team: agent.team },
         call.getPeer(),
         (frame) => call.write(frame),
         (reason) => call.emit('error', { code: grpc.status.UNAVAILABLE, details: `stream closed by the mesh: ${reason}` }),

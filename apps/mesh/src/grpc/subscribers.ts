@@ -1,3 +1,4 @@
+import type { Owned } from '@platform/http';
 import { randomUUID } from 'node:crypto';
 
 /** What a delivery stream sends an agent (the proto's `Delivery`). */
@@ -31,6 +32,8 @@ export class Subscriber {
 
   constructor(
     readonly agentId: string,
+    /** The agent's owner and team when the stream opened: who may settle its deliveries and see the stream. */
+    readonly access: Owned,
     readonly peer: string,
     private readonly write: (frame: DeliveryFrame) => void,
     private readonly end: (reason: string) => void,

@@ -1,6 +1,8 @@
 import { mesh, PageQuery } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
+import { agentRule } from '../access';
 import type { AgentsRepository } from '../agents/agents.repository';
+import { callerOf } from '../agents/agents.router';
 import type { AgentsService } from '../agents/agents.service';
 import type { HealthRepository } from './health.repository';
 
@@ -34,14 +36,15 @@ export function healthRoutes(
     .route({
       method: 'get',
       path: '/health/all',
-      summary: 'Health of every registered agent',
+      summary: 'Health of every registered agent the caller may read',
       tags,
       access: read,
       query: PageQuery,
       responses: { 200: { description: 'Agents and their health', schema: mesh.HealthAll } },
       handler: async (req) => {
         const { limit, offset } = req.valid.query;
-        const [rows, total] = await Promise.all([deps.agentRows.list({}, limit, offset), deps.agentRows.count()]);
+        const scope = agentRule.readScope(callerOf(req));
+        const [rows, total] = await Promise.all([deps.agentRows.list({}, limit, offset, scope), deps.agentRows.count({}, scope)]);
         return {
           agents: rows.map((row) => ({
             agent_id: row.id,
@@ -76,7 +79,7 @@ export function healthRoutes(
       responses: { 200: { description: 'Checks', schema: mesh.HealthHistory }, 404: { description: 'No such agent' } },
       handler: async (req) => {
         const agentId = req.valid.params.agent_id;
-        await deps.agents.get(agentId);
+        await deps.agents.get(agentId, callerOf(req));
         const { limit, offset } = req.valid.query;
         const [rows, total] = await Promise.all([deps.history.history(agentId, limit, offset), deps.history.count(agentId)]);
         return {

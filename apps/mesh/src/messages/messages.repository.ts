@@ -1,3 +1,5 @@
+import { readScopeWhere } from '@platform/http';
+import type { ReadScope } from '../access';
 import type { Db } from '../database';
 import type { Message, Prisma } from '../generated/prisma/client';
 
@@ -11,6 +13,11 @@ export interface NewMessage {
   capability: string | null;
   payload: unknown;
   expiresAt: Date | null;
+  /** The subject of the token that sent it. */
+  sentBy: string | null;
+  /** The recipient agent's owner and team when it was sent: with the sender, who may read it. */
+  recipientOwner: string | null;
+  recipientTeam: string | null;
 }
 
 export interface MessageFilter {
@@ -25,7 +32,17 @@ export interface MessageFilter {
 const TERMINAL = ['acked', 'dead', 'expired'];
 const PENDING = ['queued', 'delivering'];
 
-const where = (filter: MessageFilter): Prisma.MessageWhereInput => ({
+const ALL: ReadScope = { all: true };
+
+/** The messages a caller may read: those it sent, and those to agents it may read. */
+const readable = (scope: ReadScope): Prisma.MessageWhereInput => {
+  if (scope.all) return {};
+  const recipient = readScopeWhere(scope, { owner: 'recipientOwner', team: 'recipientTeam' }) as { OR: Prisma.MessageWhereInput[] };
+  return { OR: [{ sentBy: scope.owner }, ...recipient.OR] };
+};
+
+const where = (filter: MessageFilter, scope: ReadScope = ALL): Prisma.MessageWhereInput => ({
+  ...readable(scope),
   ...(filter.state && { state: filter.state }),
   ...(filter.states && { state: { in: filter.states } }),
   ...(filter.agentId && { agentId: filter.agentId }),
@@ -42,25 +59,27 @@ export class MessagesRepository {
   async insertMany(messages: readonly NewMessage[]): Promise<void> {
     // One statement over arrays (unnest): no per-batch-size query plan to build on the hot path.
     await this.db.$executeRaw`
-      INSERT INTO mesh.messages (id, "messageId", sender, "agentId", capability, payload, "expiresAt", "createdAt", "updatedAt")
-      SELECT id, message_id, sender, agent_id, capability, payload, expires_at AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+      INSERT INTO mesh.messages (id, "messageId", sender, "agentId", capability, payload, "expiresAt", "createdAt", "updatedAt", "sentBy", "recipientOwner", "recipientTeam")
+      SELECT id, message_id, sender, agent_id, capability, payload, expires_at AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC',
+        sent_by, recipient_owner, recipient_team
       FROM unnest(
         ${messages.map((m) => m.id)}::uuid[], ${messages.map((m) => m.messageId)}::text[], ${messages.map((m) => m.sender)}::text[],
         ${messages.map((m) => m.agentId)}::text[], ${messages.map((m) => m.capability)}::text[],
-        ${messages.map((m) => JSON.stringify(m.payload ?? null))}::jsonb[], ${messages.map((m) => m.expiresAt?.toISOString() ?? null)}::timestamptz[]
-      ) AS t(id, message_id, sender, agent_id, capability, payload, expires_at)`;
+        ${messages.map((m) => JSON.stringify(m.payload ?? null))}::jsonb[], ${messages.map((m) => m.expiresAt?.toISOString() ?? null)}::timestamptz[],
+        ${messages.map((m) => m.sentBy)}::text[], ${messages.map((m) => m.recipientOwner)}::text[], ${messages.map((m) => m.recipientTeam)}::text[]
+      ) AS t(id, message_id, sender, agent_id, capability, payload, expires_at, sent_by, recipient_owner, recipient_team)`;
   }
 
   find(id: string): Promise<MessageRow | null> {
     return this.db.message.findUnique({ where: { id } });
   }
 
-  list(filter: MessageFilter, limit: number, offset: number): Promise<MessageRow[]> {
-    return this.db.message.findMany({ where: where(filter), orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset });
+  list(filter: MessageFilter, limit: number, offset: number, scope: ReadScope = ALL): Promise<MessageRow[]> {
+    return this.db.message.findMany({ where: where(filter, scope), orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit, skip: offset });
   }
 
-  count(filter: MessageFilter): Promise<number> {
-    return this.db.message.count({ where: where(filter) });
+  count(filter: MessageFilter, scope: ReadScope = ALL): Promise<number> {
+    return this.db.message.count({ where: where(filter, scope) });
   }
 
   /** Pages through every matching message in creation order (NDJSON export). */
@@ -134,10 +153,10 @@ export class MessagesRepository {
     return Object.fromEntries(rows.map((row) => [row.state, row._count._all]));
   }
 
-  async depth(limit: number): Promise<Array<{ agentId: string; depth: number }>> {
+  async depth(limit: number, scope: ReadScope = ALL): Promise<Array<{ agentId: string; depth: number }>> {
     const rows = await this.db.message.groupBy({
       by: ['agentId'],
-      where: { state: { in: PENDING } },
+      where: where({ states: PENDING }, scope),
       _count: { _all: true },
       orderBy: { _count: { agentId: 'desc' } },
       take: limit,

@@ -1,5 +1,7 @@
 import { mesh } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
+import { agentRule } from '../access';
+import { callerOf } from '../agents/agents.router';
 import type { MessageFilter } from './messages.repository';
 import type { MessagesService } from './messages.service';
 
@@ -34,19 +36,19 @@ export function messageRoutes(api: ApiRouter, messages: MessagesService): void {
         404: { description: 'No such agent' },
         503: { description: 'No routable agent for the capability, or the node drains' },
       },
-      handler: (req) => messages.send(req.valid.body),
+      handler: (req) => messages.send(req.valid.body, callerOf(req)),
     })
     .route({
       method: 'get',
       path: '/messages',
-      summary: 'Messages and their delivery state, newest first',
+      summary: 'Messages and their delivery state, newest first: those the caller sent, and those to agents it may read',
       tags,
       access: read,
       query: mesh.MessageListQuery,
       responses: { 200: { description: 'A page of messages', schema: mesh.MessageList } },
       handler: (req) => {
         const { limit, offset, ...query } = req.valid.query;
-        return messages.list(filterOf(query), limit, offset);
+        return messages.list(filterOf(query), limit, offset, agentRule.readScope(callerOf(req)));
       },
     })
     .route({
@@ -59,15 +61,15 @@ export function messageRoutes(api: ApiRouter, messages: MessagesService): void {
       responses: { 200: { description: 'A page of failed messages', schema: mesh.MessageList } },
       handler: (req) => {
         const { limit, offset, ...query } = req.valid.query;
-        return messages.list({ ...filterOf(query), states: ['dead', 'expired'] }, limit, offset);
+        return messages.list({ ...filterOf(query), states: ['dead', 'expired'] }, limit, offset, agentRule.readScope(callerOf(req)));
       },
     })
     .route({
       method: 'get',
       path: '/messages/export',
-      summary: 'Every matching message as NDJSON, streamed',
+      summary: "Every matching message as NDJSON, streamed (every sender's payloads: mesh:admin only)",
       tags,
-      access: read,
+      access: admin,
       query: mesh.ExportQuery,
       responses: { 200: { description: 'One message per line', schema: mesh.MeshMessage, contentTypes: ['application/x-ndjson'] } },
       handler: async (req, res) => {
@@ -115,11 +117,11 @@ export function queueRoutes(api: ApiRouter, messages: MessagesService, inFlight:
     .route({
       method: 'get',
       path: '/queues/depth',
-      summary: 'Messages waiting per agent, deepest first',
+      summary: 'Messages waiting per agent, deepest first (the messages the caller may read)',
       tags: queueTags,
       access: read,
       responses: { 200: { description: 'Depth per agent', schema: mesh.QueueDepth } },
-      handler: () => messages.depth(),
+      handler: (req) => messages.depth(agentRule.readScope(callerOf(req))),
     })
     .route({
       method: 'get',
@@ -131,7 +133,7 @@ export function queueRoutes(api: ApiRouter, messages: MessagesService, inFlight:
       responses: { 200: { description: 'A page of dead letters', schema: mesh.MessageList } },
       handler: (req) => {
         const { limit, offset, ...query } = req.valid.query;
-        return messages.list({ ...filterOf(query), state: 'dead' }, limit, offset);
+        return messages.list({ ...filterOf(query), state: 'dead' }, limit, offset, agentRule.readScope(callerOf(req)));
       },
     })
     .route({

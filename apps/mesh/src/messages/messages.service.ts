@@ -1,7 +1,8 @@
 import type { mesh } from '@platform/contracts';
-import { notFound, serviceUnavailable } from '@platform/http';
+import { notFound, serviceUnavailable, type Owned } from '@platform/http';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import type { Caller, ReadScope } from '../access';
 import type { AgentsRepository } from '../agents/agents.repository';
 import type { RoutingTable } from '../routing/routing.table';
 import type { SettingsService } from '../settings/settings.service';
@@ -24,14 +25,19 @@ const dedupeKey = (messageId: string) => `mesh:dedupe:${messageId}`;
 
 /** Sending (de-duplicated, routed, recorded, queued), listing, exporting and maintenance of messages. */
 export class MessagesService {
-  private readonly knownAgents = new Map<string, number>();
+  /** Recipients seen lately: their owner and team, recorded on every message sent to them. */
+  private readonly knownAgents = new Map<string, { at: number; owner: Owned }>();
   private readonly commits: GroupCommit;
 
   constructor(private readonly deps: MessagesServiceDeps) {
     this.commits = new GroupCommit(deps.messages, deps.delivery);
   }
 
-  async send(body: mesh.SendMessageBody): Promise<{ id: string; message_id: string; agent_id: string; state: mesh.MeshMessage['state']; duplicate: boolean }> {
+  /** Sends for a caller, who reads the message afterwards (as does whoever may read the recipient agent). */
+  async send(
+    body: mesh.SendMessageBody,
+    caller: Caller,
+  ): Promise<{ id: string; message_id: string; agent_id: string; state: mesh.MeshMessage['state']; duplicate: boolean }> {
     this.deps.assertAccepting();
     const settings = this.deps.settings.value;
     const id = randomUUID();
@@ -46,7 +52,7 @@ export class MessagesService {
     }
     try {
       const agentId = body.to ?? (await this.route(body.capability!));
-      if (body.to) await this.assertAgent(body.to);
+      const recipient = await this.recipient(agentId);
       this.deps.routing.tracker.started(agentId);
       try {
         await this.commits.add({
@@ -57,6 +63,9 @@ export class MessagesService {
           capability: body.capability ?? null,
           payload: body.payload ?? null,
           expiresAt: new Date(Date.now() + (body.ttl_ms ?? settings.default_ttl_ms)),
+          sentBy: caller.sub,
+          recipientOwner: recipient.owner,
+          recipientTeam: recipient.team ?? null,
         });
       } catch (error) {
         this.deps.routing.tracker.finished(agentId);
@@ -77,22 +86,24 @@ export class MessagesService {
     return agentId;
   }
 
-  private async assertAgent(agentId: string): Promise<void> {
+  /** The recipient's owner and team (404 when there is no such agent), from the routing table or Postgres. */
+  private async recipient(agentId: string): Promise<Owned> {
     const seen = this.knownAgents.get(agentId);
-    if (seen && Date.now() - seen < 2000) return;
-    if (this.deps.routing.isRoutable(agentId) || (await this.deps.agents.find(agentId))) {
-      this.knownAgents.set(agentId, Date.now());
-      return;
-    }
-    throw notFound(`No agent ${agentId}`);
+    if (seen && Date.now() - seen.at < 2000) return seen.owner;
+    const row = this.deps.routing.ownerOf(agentId) ?? (await this.deps.agents.find(agentId));
+    if (!row) throw notFound(`No agent ${agentId}`);
+    const owner = { owner: row.owner, team: row.team ?? null };
+    this.knownAgents.set(agentId, { at: Date.now(), owner });
+    return owner;
   }
 
   forgetAgent(agentId: string): void {
     this.knownAgents.delete(agentId);
   }
 
-  async list(filter: MessageFilter, limit: number, offset: number) {
-    const [rows, total] = await Promise.all([this.deps.messages.list(filter, limit, offset), this.deps.messages.count(filter)]);
+  /** The messages the caller may read: those it sent and those to agents it may read. */
+  async list(filter: MessageFilter, limit: number, offset: number, scope: ReadScope) {
+    const [rows, total] = await Promise.all([this.deps.messages.list(filter, limit, offset, scope), this.deps.messages.count(filter, scope)]);
     return { messages: rows.map(messageView), total, limit, offset };
   }
 
@@ -132,8 +143,8 @@ export class MessagesService {
     return { messages, queues, queue_count: this.deps.delivery.knownQueues().length, in_flight: inFlight };
   }
 
-  async depth() {
-    const agents = await this.deps.messages.depth(500);
+  async depth(scope: ReadScope) {
+    const agents = await this.deps.messages.depth(500, scope);
     return { total: agents.reduce((sum, agent) => sum + agent.depth, 0), agents: agents.map((agent) => ({ agent_id: agent.agentId, depth: agent.depth })) };
   }
 }

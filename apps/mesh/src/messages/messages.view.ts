@@ -12,6 +12,7 @@ export function messageView(row: MessageRow): z.infer<typeof mesh.MeshMessage> {
     agent_id: row.agentId,
     capability: row.capability,
     payload: row.payload,
+    sent_by: row.sentBy,
     state: row.state as z.infer<typeof mesh.MessageState>,
     attempts: row.attempts,
     last_error: row.lastError,

@@ -1,8 +1,10 @@
 import { mesh } from '@platform/contracts';
-import type { ApiRouter } from '@platform/http';
+import { inReadScope, type ApiRouter } from '@platform/http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { z } from 'zod';
+import { agentRule } from '../access';
+import { callerOf } from '../agents/agents.router';
 import type { SubscriberHub } from '../grpc/subscribers';
 import type { NodeState } from './operations.state';
 
@@ -59,13 +61,15 @@ export function operationsRoutes(api: ApiRouter, deps: { state: NodeState; hub: 
     .route({
       method: 'get',
       path: '/grpc/connections',
-      summary: 'Open Subscribe streams of this node',
+      summary: 'Open Subscribe streams of this node (of the agents the caller may read)',
       tags,
       access: read,
       responses: { 200: { description: 'Streams', schema: mesh.GrpcConnections } },
-      handler: () => {
+      handler: (req) => {
+        const scope = agentRule.readScope(callerOf(req));
         const streams = hub
           .all()
+          .filter((s) => inReadScope(scope, s.access))
           .map((s) => ({ id: s.id, agent_id: s.agentId, peer: s.peer, since: s.since.toISOString(), in_flight: s.inFlight, delivered: s.delivered }));
         return { streams, total: streams.length };
       },

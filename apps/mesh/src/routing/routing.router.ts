@@ -1,6 +1,8 @@
 import { mesh } from '@platform/contracts';
-import type { ApiRouter } from '@platform/http';
+import { inReadScope, type ApiRouter } from '@platform/http';
 import type { z } from 'zod';
+import { agentRule, type ReadScope } from '../access';
+import { callerOf } from '../agents/agents.router';
 import type { RoutingTable } from './routing.table';
 
 const read = { permission: 'mesh:read' };
@@ -9,21 +11,24 @@ const tags = ['routing'];
 
 export function routingRoutes(
   api: ApiRouter,
-  deps: { table: RoutingTable; invalidateEverywhere: () => Promise<void>; discovery: () => Promise<z.infer<typeof mesh.DiscoveryStatus>> },
+  deps: { table: RoutingTable; invalidateEverywhere: () => Promise<void>; discovery: (scope: ReadScope) => Promise<z.infer<typeof mesh.DiscoveryStatus>> },
 ): void {
   const { table } = deps;
   api
     .route({
       method: 'get',
       path: '/routing/table',
-      summary: 'Capability → routable agents with their outstanding requests and latency (EWMA) on this node',
+      summary: 'Capability → routable agents (those the caller may read) with their outstanding requests and latency (EWMA) on this node',
       tags,
       access: read,
       responses: { 200: { description: 'The routing table', schema: mesh.RoutingTable } },
-      handler: async () => {
+      handler: async (req) => {
         const snapshot = await table.current();
+        const scope = agentRule.readScope(callerOf(req));
         const capabilities: Record<string, Array<z.infer<typeof mesh.RoutingEntry>>> = {};
-        for (const [capability, ids] of [...snapshot.capabilities].sort(([a], [b]) => a.localeCompare(b))) {
+        for (const [capability, all] of [...snapshot.capabilities].sort(([a], [b]) => a.localeCompare(b))) {
+          const ids = all.filter((id) => inReadScope(scope, snapshot.owners.get(id) ?? { owner: null }));
+          if (ids.length === 0) continue;
           capabilities[capability] = ids.map((id) => ({
             agent_id: id,
             outstanding: table.tracker.outstandingOf(id),
@@ -66,6 +71,6 @@ export function routingRoutes(
       tags,
       access: read,
       responses: { 200: { description: 'Status', schema: mesh.DiscoveryStatus } },
-      handler: () => deps.discovery(),
+      handler: (req) => deps.discovery(agentRule.readScope(callerOf(req))),
     });
 }

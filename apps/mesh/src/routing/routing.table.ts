@@ -1,3 +1,4 @@
+import type { Owned } from '@platform/http';
 import type { RoutableAgent } from '../agents/agents.repository';
 import type { LoadTracker } from './load';
 
@@ -6,6 +7,8 @@ export interface RoutingSnapshot {
   builtAt: Date | null;
   capabilities: Map<string, string[]>;
   statuses: Map<string, string>;
+  /** Who owns each routable agent (lists filter by it; a message records its recipient's). */
+  owners: Map<string, Owned>;
 }
 
 /**
@@ -59,8 +62,10 @@ export class RoutingTable {
     const agents = await this.load();
     const capabilities = new Map<string, string[]>();
     const statuses = new Map<string, string>();
+    const owners = new Map<string, Owned>();
     for (const agent of agents) {
       statuses.set(agent.id, agent.status);
+      owners.set(agent.id, { owner: agent.owner, team: agent.team });
       this.tracker.seed(agent.id, agent.latencyMs);
       for (const capability of agent.capabilities) {
         const list = capabilities.get(capability);
@@ -68,7 +73,7 @@ export class RoutingTable {
         else capabilities.set(capability, [agent.id]);
       }
     }
-    const snapshot: RoutingSnapshot = { version, builtAt: new Date(), capabilities, statuses };
+    const snapshot: RoutingSnapshot = { version, builtAt: new Date(), capabilities, statuses, owners };
     this.rebuilds += 1;
     // An invalidation while building makes this snapshot stale: answer with it, but do not keep it.
     if (version === this.version) {
@@ -93,6 +98,11 @@ export class RoutingTable {
     const a = candidates[first];
     const b = candidates[second];
     return this.tracker.cost(b) < this.tracker.cost(a) ? b : a;
+  }
+
+  /** The owner and team of a routable agent, from the current snapshot (undefined: not known here). */
+  ownerOf(agentId: string): Owned | undefined {
+    return this.snapshot?.owners.get(agentId);
   }
 
   isRoutable(agentId: string): boolean | undefined {

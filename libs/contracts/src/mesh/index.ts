@@ -57,6 +57,8 @@ export const RegisterAgentBody = z
     endpoint: MeshUrl.optional(),
     check: HealthCheckSpec.optional(),
     metadata: z.record(z.string().max(128), z.unknown()).default({}),
+    /** A team to share the agent with (only an editor of that team may); re-registering without it keeps the agent's team. */
+    team: z.string().min(1).max(128).regex(PLAIN_TEXT, 'no control characters').optional(),
   })
   .strict()
   .refine((body) => JSON.stringify(body.metadata).length <= 16_384, { path: ['metadata'], message: 'at most 16 KiB' });
@@ -80,6 +82,9 @@ export const MeshAgent = z.object({
   last_check_at: z.string().nullable(),
   latency_ms: z.number().nullable(),
   node_id: z.string().nullable(),
+  /** Who registered it (the token's subject); null for agents registered before owners were recorded. */
+  owner: z.string().nullable(),
+  team: z.string().nullable(),
   subscribed: z.boolean(),
   registered_at: z.string(),
   updated_at: z.string(),
@@ -196,6 +201,8 @@ export const MeshMessage = z.object({
   agent_id: z.string(),
   capability: z.string().nullable(),
   payload: z.unknown(),
+  /** The subject of the token that sent it (null before senders were recorded). */
+  sent_by: z.string().nullable(),
   state: MessageState,
   attempts: z.number().int(),
   last_error: z.string().nullable(),
