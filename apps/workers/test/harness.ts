@@ -38,6 +38,8 @@ export interface Call {
   method: string;
   body: string;
   idempotencyKey?: string;
+  /** The `X-Attempt` header. */
+  attempt?: string;
   at: number;
 }
 
@@ -71,7 +73,14 @@ export class Target {
 
   private handle(req: IncomingMessage, res: ServerResponse, body: string): void {
     const path = (req.url ?? '/').split('?')[0]!;
-    this.calls.push({ path, method: req.method ?? 'GET', body, idempotencyKey: req.headers['idempotency-key'] as string | undefined, at: Date.now() });
+    this.calls.push({
+      path,
+      method: req.method ?? 'GET',
+      body,
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      attempt: req.headers['x-attempt'] as string | undefined,
+      at: Date.now(),
+    });
     const now = (this.inFlight.get(path) ?? 0) + 1;
     this.inFlight.set(path, now);
     this.maxInFlight.set(path, Math.max(now, this.maxInFlight.get(path) ?? 0));
@@ -143,7 +152,16 @@ export async function traceOf(svc: Service, issuer: TestIssuer, runId: string) {
   const res = await request(svc.app).get(`/api/v1/workflows/${runId}/trace`).set('Authorization', auth(issuer));
   return res.body as {
     trace_id: string;
-    timeline: Array<{ step: string; attempt: number; state: string; worker: string; error: string | null; started_at: string; finished_at: string | null }>;
+    timeline: Array<{
+      step: string;
+      attempt: number;
+      state: string;
+      worker: string;
+      idempotency_key: string;
+      error: string | null;
+      started_at: string;
+      finished_at: string | null;
+    }>;
   };
 }
 

@@ -56,7 +56,7 @@ describe('running DAGs', () => {
     );
     const d = target.callsTo('/echo/d').at(-1)!;
     expect(JSON.parse(d.body)).toEqual({ b: 150, c: 7, s: 'status 200' });
-    expect(d.idempotencyKey).toBe(`${run.workflow_id}:d:1`);
+    expect([d.idempotencyKey, d.attempt]).toEqual([`${run.workflow_id}:d`, '1']);
     const b = target.callsTo('/slow/150').at(-1)!;
     expect(d.at).toBeGreaterThanOrEqual(b.at + 150);
     const trace = await traceOf(svc, issuer, run.workflow_id);
@@ -104,8 +104,14 @@ describe('running DAGs', () => {
       target
         .callsTo('/status/503')
         .filter((call) => call.idempotencyKey?.startsWith(run.workflow_id))
-        .map((call) => call.idempotencyKey),
-    ).toEqual([`${run.workflow_id}:bad:1`, `${run.workflow_id}:bad:2`, `${run.workflow_id}:bad:3`]);
+        .map((call) => [call.idempotencyKey, call.attempt]),
+    ).toEqual([
+      // One key for the step, so that the receiver can tell a re-sent step from a new one; the attempt apart.
+      [`${run.workflow_id}:bad`, '1'],
+      [`${run.workflow_id}:bad`, '2'],
+      [`${run.workflow_id}:bad`, '3'],
+    ]);
+    expect(new Set(trace.timeline.map((entry) => entry.idempotency_key))).toEqual(new Set([`${run.workflow_id}:bad`]));
     const runBody = await request(svc.app).post(`/api/v1/workflows/${run.workflow_id}/cancel`).set('Authorization', auth(issuer));
     expect(runBody.status).toBe(409);
   });

@@ -189,7 +189,7 @@ export class EngineRepository {
 
   /**
    * Claims a queued step for one attempt: running, leased to `workerId`, its attempt recorded with
-   * its idempotency key and timeout. Nothing is claimed when the attempt is stale or the run ended.
+   * its idempotency key (`<run>:<step>`, the same for every attempt) and timeout. Nothing is claimed when the attempt is stale or the run ended.
    */
   async claim(taskId: string, attempt: number, workerId: string, leaseMs: number, defaultTimeoutMs: number): Promise<ClaimedStep | undefined> {
     return (await this.claimMany([{ taskId, attempt }], workerId, leaseMs, defaultTimeoutMs))[0];
@@ -211,7 +211,7 @@ export class EngineRepository {
           COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $5::int) AS "timeoutMs"
       ), recorded AS (
         INSERT INTO attempts ("taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
-        SELECT id, "runId", "stepId", type, attempt, $1, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM claimed
+        SELECT id, "runId", "stepId", type, attempt, $1, 'running', "runId" || ':' || "stepId", "timeoutMs" FROM claimed
       ), started AS (
         UPDATE runs SET state = 'running', "startedAt" = now(), "lastProgressAt" = now() WHERE id IN (SELECT "runId" FROM claimed) AND state = 'pending'
       )
@@ -377,7 +377,7 @@ export class EngineRepository {
           COALESCE(s."timeoutOverrideMs", (s.spec->>'timeout')::int * 1000, (SELECT t."timeoutMs" FROM task_types t WHERE t.type = s.type), $6::int) AS "timeoutMs"
       ), started AS (
         INSERT INTO attempts ("taskId", "runId", "stepId", type, number, "workerId", state, "idempotencyKey", "timeoutMs")
-        SELECT id, "runId", "stepId", type, attempt, $4, 'running', "runId" || ':' || "stepId" || ':' || attempt, "timeoutMs" FROM ready WHERE state = 'running'
+        SELECT id, "runId", "stepId", type, attempt, $4, 'running', "runId" || ':' || "stepId", "timeoutMs" FROM ready WHERE state = 'running'
       ), jobs AS (
         SELECT owner, json_agg(json_build_object('taskId', id, 'attempt', attempt)) AS jobs FROM ready WHERE state = 'queued' GROUP BY owner
       ), next AS (

@@ -152,7 +152,9 @@ export class StepExecutor {
       runId: step.runId,
       stepId: step.stepId,
       attempt: step.attempt,
-      idempotencyKey: `${step.runId}:${step.stepId}:${step.attempt}`,
+      // One key per step, whatever the attempt: a receiver de-duplicates a step re-sent after a
+      // crash or a retry; the attempt travels apart (X-Attempt).
+      idempotencyKey: `${step.runId}:${step.stepId}`,
       traceId: step.traceId,
       signal,
       spec,

@@ -2,11 +2,14 @@ import type { MeshRouting } from './mesh-routing';
 import { outboundRequest, type OutboundOptions, type OutboundResponse } from './outbound';
 import { StepFailure, type StepContext } from './step-context';
 
+/** The headers of every attempt's request: the step's one idempotency key, and which attempt this is. */
+const stepHeaders = (context: StepContext) => ({ 'idempotency-key': context.idempotencyKey, 'x-attempt': String(context.attempt) });
+
 /** An `http` step: the request as defined (templates rendered); a 2xx answer is success. */
 export async function runHttpStep(context: StepContext, limits: Omit<OutboundOptions, 'signal'>): Promise<OutboundResponse> {
   const { spec } = context;
   const method = spec.method ?? (spec.body === undefined ? 'GET' : 'POST');
-  const headers: Record<string, string> = { 'idempotency-key': context.idempotencyKey, ...spec.headers };
+  const headers: Record<string, string> = { ...stepHeaders(context), ...spec.headers };
   let body: string | undefined;
   if (spec.body !== undefined && method !== 'GET' && method !== 'HEAD') {
     body = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
@@ -38,7 +41,7 @@ export async function runAgentStep(context: StepContext, limits: Omit<OutboundOp
     attempt: context.attempt,
     idempotency_key: context.idempotencyKey,
   };
-  const headers = { 'content-type': 'application/json', 'idempotency-key': context.idempotencyKey, ...spec.headers };
+  const headers = { 'content-type': 'application/json', ...stepHeaders(context), ...spec.headers };
   const response = await outboundRequest(url, { method: 'POST', headers, body: JSON.stringify(task) }, { ...limits, signal: context.signal });
   if (response.status < 200 || response.status > 299)
     throw new StepFailure(`agent${routed ? ` "${routed.agentId}"` : ''} answered HTTP ${response.status}`, response);

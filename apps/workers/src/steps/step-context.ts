@@ -5,7 +5,10 @@ export interface StepContext {
   runId: string;
   stepId: string;
   attempt: number;
-  /** `<run>:<step>:<attempt>`, sent with every side effect so that it can be de-duplicated downstream. */
+  /**
+   * `<run>:<step>`, sent with every side effect (`Idempotency-Key`) so that it can be de-duplicated
+   * downstream: the same for every attempt of the step, the attempt being sent apart (`X-Attempt`).
+   */
   idempotencyKey: string;
   traceId: string;
   /** Aborted on timeout, cancel and a lost lease. */
