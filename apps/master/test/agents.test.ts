@@ -30,10 +30,12 @@ describe('agents', () => {
       certification: null,
       manifest: body,
       createdBy: 'alice',
+      owner: 'alice',
+      team: null,
     });
     const read = await request(h.app)
       .get(`/api/v1/agents/${created.body.id}`)
-      .set('Authorization', h.auth(['agents:read']));
+      .set('Authorization', h.auth(['agents:read'], 'alice'));
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
     const events = await request(h.app)

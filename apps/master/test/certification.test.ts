@@ -1,6 +1,6 @@
 import { eventually, spawnService, TestIssuer, uniqueName, type ServiceProcess } from '@platform/testing';
 import request from 'supertest';
-import { createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
+import { createAgent, goodSecurity, manifest, startMaster, TEST_USER, type Master } from './harness';
 
 /**
  * A certification requested through the master and completed by a real registry, run as its own
@@ -10,7 +10,8 @@ describe('certification through the registry', () => {
   let issuer: TestIssuer;
   let registry: ServiceProcess;
   let h: Master;
-  const certifier = () => issuer.bearer(['certification:*', 'registry:write', 'registry:read'], { sub: 'certifier' });
+  // The user who declares the test agents: certifying is a change of one's own agent.
+  const certifier = () => issuer.bearer(['certification:*', 'registry:write', 'registry:read'], { sub: TEST_USER });
 
   beforeAll(async () => {
     issuer = await new TestIssuer().start();
@@ -45,7 +46,8 @@ describe('certification through the registry', () => {
       name: agent.name,
       version: '1.0.0',
       status: 'queued',
-      requestedBy: 'certifier',
+      requestedBy: TEST_USER,
+      owner: TEST_USER,
     });
     const done = await poll(requested.body.id);
     expect(done.body).toMatchObject({ id: requested.body.id, status: 'passed', completedAt: expect.any(String) });
@@ -86,7 +88,7 @@ describe('certification through the registry', () => {
     const agent = await createAgent(h, manifest({ namespace: uniqueName('cert'), security: goodSecurity() }));
     const res = await request(h.app)
       .post('/api/v1/certification/request')
-      .set('Authorization', issuer.bearer(['certification:write']))
+      .set('Authorization', issuer.bearer(['certification:write'], { sub: TEST_USER }))
       .send({ agentId: agent.id });
     expect(res.status).toBe(403);
     expect(res.body.error.details.dependency).toBe('registry');

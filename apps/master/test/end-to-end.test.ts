@@ -2,7 +2,7 @@ import { eventually, listenLocally, spawnService, TestIssuer, uniqueName, type S
 import express from 'express';
 import http from 'node:http';
 import request from 'supertest';
-import { createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
+import { createAgent, goodSecurity, manifest, startMaster, TEST_USER, type Master } from './harness';
 
 /**
  * An orchestration executed end to end: the master hands the DAG to a real workers process (its
@@ -58,7 +58,8 @@ describe('orchestration end to end on the workers service', () => {
       ...manifest({ namespace, name: 'writer', security: goodSecurity([]) }),
       spec: { role: 'write', endpoint: agentUrl },
     });
-    const auth = issuer.bearer(['orchestration:*', 'workflows:read', 'workflows:write'], { sub: 'e2e' });
+    // The same user declares the agents and runs the workflow: a step may use only an agent its workflow's caller may read.
+    const auth = issuer.bearer(['orchestration:*', 'workflows:read', 'workflows:write'], { sub: TEST_USER });
     const workflow = await request(h.app)
       .post('/api/v1/orchestration/workflows')
       .set('Authorization', auth)
@@ -96,7 +97,7 @@ describe('orchestration end to end on the workers service', () => {
       (
         await request(h.app)
           .delete(`/api/v1/agents/${writer.id}`)
-          .set('Authorization', issuer.bearer(['agents:write']))
+          .set('Authorization', issuer.bearer(['agents:write'], { sub: TEST_USER }))
       ).status,
     ).toBe(204);
   });

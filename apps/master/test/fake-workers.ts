@@ -3,6 +3,12 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The claims of a bearer token, unverified: the fake only reports whose token it was sent. */
+export function claimsOf(authorization: string | undefined): { sub?: string; act?: { sub: string } } {
+  const payload = authorization?.replace(/^Bearer\s+/i, '').split('.')[1];
+  return payload ? JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) : {};
+}
+
 export interface SubmittedWorkflow {
   body: { name: string; steps: Array<{ id: string; type: string; agent: string; depends_on: string[]; input: Record<string, unknown> }> };
   authorization?: string;
@@ -51,6 +57,9 @@ export async function startFakeWorkers() {
       finished_at: null,
       pinned: false,
       steps: nodes.length,
+      // As workers records it: the run belongs to the subject of the token it was started with.
+      owner: claimsOf(req.headers.authorization).sub ?? null,
+      team: null,
     });
   });
   app.get('/api/v1/workflows/:id/dag', (req, res) => {

@@ -8,6 +8,9 @@ type Json = Record<string, unknown>;
 /** The task endpoint the test manifests declare (`spec.endpoint`). */
 export const AGENT_ENDPOINT = 'http://agents.test/tasks';
 
+/** The user a test acts as unless it names another. */
+export const TEST_USER = 'master-tester';
+
 /** A port nothing listens on: a dependency that is down. */
 export const DOWN_URL = 'http://127.0.0.1:9';
 
@@ -41,7 +44,11 @@ export async function startMaster(env: Record<string, string> = {}, issuer?: Tes
     master,
     app: master.app,
     url: master.url,
-    auth: (permissions: string[] = ['*'], sub?: string) => tokens.bearer(permissions, sub ? { sub } : {}),
+    /**
+     * A bearer token; without `sub` every call is the same user, so that a test's agents and
+     * workflows belong to the caller that uses them (ownership, DESIGN.md "Who owns what").
+     */
+    auth: (permissions: string[] = ['*'], sub = TEST_USER) => tokens.bearer(permissions, { sub }),
     stop: async () => {
       await master.stop();
       if (ownIssuer) await tokens.stop();

@@ -1,7 +1,7 @@
 import { uniqueName } from '@platform/testing';
 import request from 'supertest';
 import { startFakeWorkers } from './fake-workers';
-import { AGENT_ENDPOINT, createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
+import { AGENT_ENDPOINT, TEST_USER, createAgent, goodSecurity, manifest, startMaster, type Master } from './harness';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -11,7 +11,7 @@ describe('orchestration (against a small fake workers API; end-to-end.test.ts ru
   let researcher: Json;
   let writer: Json;
   let admin: Json;
-  const write = () => h.auth(['orchestration:write', 'orchestration:read'], 'orchestrator');
+  const write = () => h.auth(['orchestration:write', 'orchestration:read']);
 
   beforeAll(async () => {
     workers = await startFakeWorkers();
@@ -38,7 +38,7 @@ describe('orchestration (against a small fake workers API; end-to-end.test.ts ru
     const body = twoSteps();
     const created = await request(h.app).post('/api/v1/orchestration/workflows').set('Authorization', write()).send(body);
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: body.name, createdBy: 'orchestrator' });
+    expect(created.body).toMatchObject({ name: body.name, createdBy: TEST_USER, owner: TEST_USER, team: null });
     expect(created.body.steps[1]).toEqual({ ...body.steps[1], requires: [], url: AGENT_ENDPOINT });
     expect(created.body.capabilities).toHaveLength(18);
     const list = await request(h.app)
@@ -121,7 +121,7 @@ describe('orchestration (against a small fake workers API; end-to-end.test.ts ru
       .set('Authorization', caller)
       .send({ inputs: { topic: 'tides' } });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toMatchObject({ workflowId: workflow.id, state: 'pending', inputs: { topic: 'tides' }, requestedBy: 'orchestrator' });
+    expect(accepted.body).toMatchObject({ workflowId: workflow.id, state: 'pending', inputs: { topic: 'tides' }, requestedBy: TEST_USER, owner: TEST_USER });
     const workersId = accepted.body.workersWorkflowId;
     const sent = workers.submitted.get(workersId)!;
     expect(sent.authorization).toBe(caller); // the caller's own token: workers judges the caller's permissions

@@ -1,4 +1,5 @@
 import type { master } from '@platform/contracts';
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 import type { Agent, Prisma } from '../generated/prisma/client';
 import type { EventsRepository } from '../events/events.repository';
@@ -36,8 +37,13 @@ export class AgentsRepository {
     return this.db.agent.findUnique({ where: { origin_namespace_name: { origin: 'local', namespace, name } } });
   }
 
-  async list(query: master.AgentListQuery): Promise<{ rows: AgentRow[]; total: number }> {
-    const where: Prisma.AgentWhereInput = {
+  /**
+   * A page of the agents in the caller's read scope: their own, their teams' and the catalog's
+   * (mirrored from federation peers, or public; agents.service.ts, `isCatalogAgent`).
+   */
+  async list(query: master.AgentListQuery, scope: ReadScope): Promise<{ rows: AgentRow[]; total: number }> {
+    const readable: Prisma.AgentWhereInput = scope.all ? {} : { OR: [readScopeWhere(scope), { origin: { not: 'local' } }, { visibility: 'public' }] };
+    const filters: Prisma.AgentWhereInput = {
       ...(query.origin !== 'all' && { origin: query.origin }),
       ...(query.type && { kind: query.type }),
       ...(query.capability && { capabilities: { has: query.capability } }),
@@ -51,6 +57,7 @@ export class AgentsRepository {
         ],
       }),
     };
+    const where: Prisma.AgentWhereInput = { AND: [readable, filters] };
     const [rows, total] = await Promise.all([
       this.db.agent.findMany({ where, orderBy: ORDER[query.sort], take: query.limit, skip: query.offset }),
       this.db.agent.count({ where }),
@@ -58,9 +65,9 @@ export class AgentsRepository {
     return { rows, total };
   }
 
-  async create(facts: ManifestFacts, manifest: object, createdBy: string): Promise<AgentRow> {
+  async create(facts: ManifestFacts, manifest: object, createdBy: string, owned: { owner: string; team: string | null }): Promise<AgentRow> {
     return this.db.$transaction(async (tx) => {
-      const row = await tx.agent.create({ data: { ...facts, manifest: manifest as Prisma.InputJsonValue, createdBy } });
+      const row = await tx.agent.create({ data: { ...facts, manifest: manifest as Prisma.InputJsonValue, createdBy, ...owned } });
       await this.events.record(
         { type: 'agent.created', subject: row.id, actor: createdBy, data: { namespace: row.namespace, name: row.name, version: row.version } },
         tx,

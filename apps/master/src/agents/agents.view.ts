@@ -19,6 +19,8 @@ export function agentView(row: AgentRow): master.Agent {
     certification: row.certificationId ? { id: row.certificationId, status: row.certificationStatus ?? 'queued' } : null,
     manifest: row.manifest as Record<string, unknown>,
     createdBy: row.createdBy,
+    owner: row.owner,
+    team: row.team,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -17,7 +17,12 @@ export class CertificationRepository {
     return this.db.certification.findUnique({ where: { id } });
   }
 
-  create(agentId: string, certification: registry.Certification, requestedBy: string): Promise<CertificationRow> {
+  create(
+    agentId: string,
+    certification: registry.Certification,
+    requestedBy: string,
+    owned: { owner: string | null; team: string | null },
+  ): Promise<CertificationRow> {
     return this.db.$transaction(async (tx) => {
       const row = await tx.certification.create({
         data: {
@@ -30,6 +35,7 @@ export class CertificationRepository {
           checks: certification.checks as Prisma.InputJsonValue,
           error: certification.error,
           requestedBy,
+          ...owned,
         },
       });
       await tx.agent.updateMany({ where: { id: agentId }, data: { certificationId: row.id, certificationStatus: row.status } });

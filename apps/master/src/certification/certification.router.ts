@@ -12,7 +12,8 @@ export function certificationRoutes(api: ApiRouter, certification: Certification
       summary: 'Request certification of an agent (through the registry)',
       description:
         "Publishes the agent's manifest to the registry when that version is not there yet, then asks the registry to certify it. The caller's " +
-        'token is forwarded: it needs registry:write there. The manifest needs metadata.namespace and metadata.version.',
+        "token is forwarded: it needs registry:write there. The manifest needs metadata.namespace and metadata.version. Only the agent's owner, " +
+        'an editor of its team or agents:admin may (403 for a reader; 404 when the caller may not read the agent).',
       tags: ['certification'],
       access: permission.certificationWrite,
       before: limit,
@@ -20,7 +21,7 @@ export function certificationRoutes(api: ApiRouter, certification: Certification
       responses: {
         202: { description: 'Queued by the registry', schema: master.Certification },
         400: { description: 'Not certifiable as declared', schema: ErrorBody },
-        403: { description: 'The registry refused the caller', schema: ErrorBody },
+        403: { description: 'The caller may read the agent but not change it, or the registry refused the caller', schema: ErrorBody },
         404: { description: 'No such agent', schema: ErrorBody },
         503: { description: 'The registry is unreachable', schema: ErrorBody },
       },
@@ -30,7 +31,7 @@ export function certificationRoutes(api: ApiRouter, certification: Certification
       method: 'get',
       path: '/certification/:certificationId',
       summary: 'A certification with its per-check report',
-      description: 'Mirrored from the registry until final (passed, failed, error).',
+      description: 'Mirrored from the registry until final (passed, failed, error). Read by whoever may read its agent (404 otherwise).',
       tags: ['certification'],
       access: permission.certificationRead,
       before: limit,

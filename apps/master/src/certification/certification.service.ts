@@ -1,7 +1,7 @@
 import type { master } from '@platform/contracts';
-import { badRequest, conflict, notFound } from '@platform/http';
-import type { Caller } from '../access';
-import type { AgentsService } from '../agents/agents.service';
+import { badRequest, conflict } from '@platform/http';
+import { rules, type Caller } from '../access';
+import { changeable, type AgentsService } from '../agents/agents.service';
 import type { RegistryApi } from '../upstream/registry-api';
 import type { CertificationRepository, CertificationRow } from './certification.repository';
 
@@ -18,6 +18,8 @@ function view(row: CertificationRow): master.Certification {
     checks: row.checks as master.Certification['checks'],
     error: row.error,
     requestedBy: row.requestedBy,
+    owner: row.owner,
+    team: row.team,
     requestedAt: row.requestedAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   };
@@ -36,8 +38,10 @@ export class CertificationService {
   ) {}
 
   async request(who: Caller, agentId: string, requestedVersion?: string): Promise<master.Certification> {
-    const agent = await this.agents.row(agentId);
+    const agent = await this.agents.readable(who, agentId);
     if (agent.origin !== 'local') throw conflict(`Agent ${agentId} is mirrored from ${agent.origin}; certify it on its own platform`);
+    // Certifying publishes the agent to the registry in the caller's name: a change of the agent.
+    changeable(who, agent);
     const manifest = agent.manifest as { metadata?: { namespace?: string; version?: string } };
     const issues = [];
     if (!manifest.metadata?.namespace)
@@ -61,13 +65,12 @@ export class CertificationService {
       await this.registry.publish(who.authorization, agent.manifest as object);
     }
     const certification = await this.registry.requestCertification(who.authorization, agent.namespace, agent.name, version);
-    return view(await this.certifications.create(agent.id, certification, who.sub));
+    return view(await this.certifications.create(agent.id, certification, who.sub, { owner: agent.owner, team: agent.team }));
   }
 
   /** The certification, refreshed from the registry until it is final. */
   async get(who: Caller, id: string): Promise<master.Certification> {
-    const row = await this.certifications.find(id);
-    if (!row) throw notFound(`Certification ${id} not found`);
+    const row = rules.certification.readable(who, await this.certifications.find(id), id);
     if (TERMINAL.has(row.status)) return view(row);
     const current = await this.registry.findCertification(who.authorization, row.namespace, row.name, row.id);
     if (!current) return view(row);

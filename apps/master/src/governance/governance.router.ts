@@ -1,7 +1,7 @@
 import { ErrorBody, master } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import type { RequestHandler } from 'express';
-import { permission } from '../access';
+import { caller, permission } from '../access';
 import type { GovernanceService } from './governance.service';
 
 export function governanceRoutes(api: ApiRouter, governance: GovernanceService, limit: RequestHandler[]): void {
@@ -28,6 +28,6 @@ export function governanceRoutes(api: ApiRouter, governance: GovernanceService, 
       before: limit,
       params: master.AgentParams,
       responses: { 200: { description: 'The compliance report', schema: master.ComplianceReport }, 404: { description: 'No such agent', schema: ErrorBody } },
-      handler: (req) => governance.compliance(req.valid.params.agentId),
+      handler: (req) => governance.compliance(caller(req), req.valid.params.agentId),
     });
 }

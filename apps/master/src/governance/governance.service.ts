@@ -1,4 +1,5 @@
 import type { master } from '@platform/contracts';
+import type { Caller } from '../access';
 import type { AgentsService } from '../agents/agents.service';
 import { declaredFrameworks } from '../agents/manifest-facts';
 import { holds, type PolicyDefinition } from './policies';
@@ -30,8 +31,9 @@ export class GovernanceService {
     };
   }
 
-  async compliance(agentId: string): Promise<master.ComplianceReport> {
-    const agent = await this.agents.row(agentId);
+  /** The compliance of an agent the caller may read (404 otherwise, as for one that does not exist). */
+  async compliance(who: Caller, agentId: string): Promise<master.ComplianceReport> {
+    const agent = await this.agents.readable(who, agentId);
     return this.evaluate(agent.id, agent.manifest as Record<string, unknown>);
   }
 }

@@ -1,4 +1,5 @@
 import type { master } from '@platform/contracts';
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 import type { Execution, Prisma, Workflow } from '../generated/prisma/client';
 import type { EventsRepository } from '../events/events.repository';
@@ -17,6 +18,7 @@ export class OrchestrationRepository {
     body: master.WorkflowCreateBody & { steps: master.WorkflowStep[]; capabilities: string[] },
     agentIds: string[],
     createdBy: string,
+    owned: { owner: string; team: string | null },
   ): Promise<WorkflowRow> {
     return this.db.workflow.create({
       data: {
@@ -26,6 +28,7 @@ export class OrchestrationRepository {
         capabilities: body.capabilities,
         agentIds,
         createdBy,
+        ...owned,
       },
     });
   }
@@ -34,8 +37,12 @@ export class OrchestrationRepository {
     return this.db.workflow.findUnique({ where: { id } });
   }
 
-  async listWorkflows(query: { limit: number; offset: number; q?: string }) {
-    const where: Prisma.WorkflowWhereInput = query.q ? { name: { contains: query.q, mode: 'insensitive' } } : {};
+  /** A page of the workflows in the caller's read scope. */
+  async listWorkflows(query: { limit: number; offset: number; q?: string }, scope: ReadScope) {
+    const where: Prisma.WorkflowWhereInput = {
+      ...readScopeWhere(scope),
+      ...(query.q && { name: { contains: query.q, mode: 'insensitive' } }),
+    };
     const [rows, total] = await Promise.all([
       this.db.workflow.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: query.limit, skip: query.offset }),
       this.db.workflow.count({ where }),
@@ -47,14 +54,27 @@ export class OrchestrationRepository {
    * Records a pending execution, holding the workflow's agents' rows so that none can be deleted
    * between the check that they exist and the execution's insert. Returns the agents missing.
    */
-  createExecution(workflow: WorkflowRow, inputs: Record<string, unknown>, steps: master.StepState[], requestedBy: string) {
+  createExecution(
+    workflow: WorkflowRow,
+    inputs: Record<string, unknown>,
+    steps: master.StepState[],
+    requestedBy: string,
+    owned: { owner: string; team: string | null },
+  ) {
     return this.db.$transaction(async (tx) => {
       const found = await tx.$queryRaw<Array<{ id: string }>>`
         SELECT "id"::text FROM "master"."Agent" WHERE "id" = ANY(${workflow.agentIds}::uuid[]) FOR SHARE`;
       const missing = workflow.agentIds.filter((id) => !found.some((row) => row.id === id));
       if (missing.length > 0) return { missing };
       const execution = await tx.execution.create({
-        data: { workflowId: workflow.id, state: 'pending', inputs: inputs as Prisma.InputJsonValue, steps: steps as Prisma.InputJsonValue, requestedBy },
+        data: {
+          workflowId: workflow.id,
+          state: 'pending',
+          inputs: inputs as Prisma.InputJsonValue,
+          steps: steps as Prisma.InputJsonValue,
+          requestedBy,
+          ...owned,
+        },
       });
       await this.events.record(
         { type: 'execution.created', subject: execution.id, actor: requestedBy, data: { workflowId: workflow.id, state: 'pending' } },

@@ -1,8 +1,9 @@
 import type { master } from '@platform/contracts';
-import { ApiError, badRequest, conflict, notFound } from '@platform/http';
+import { ApiError, badRequest, conflict } from '@platform/http';
 import type { Logger } from '@platform/telemetry';
-import type { Caller } from '../access';
+import { rules, type Caller } from '../access';
 import type { AgentsRepository } from '../agents/agents.repository';
+import { canReadAgent } from '../agents/agents.service';
 import type { WorkersApi } from '../upstream/workers-api';
 import type { ExecutionRow, OrchestrationRepository } from './orchestration.repository';
 import { executionView, workflowView } from './orchestration.view';
@@ -37,8 +38,8 @@ export class OrchestrationService {
     private readonly logger: Logger,
   ) {}
 
-  async list(query: { limit: number; offset: number; q?: string }) {
-    const { rows, total } = await this.repository.listWorkflows(query);
+  async list(who: Caller, query: { limit: number; offset: number; q?: string }) {
+    const { rows, total } = await this.repository.listWorkflows(query, rules.workflow.readScope(who));
     return { items: rows.map(workflowView), total, limit: query.limit, offset: query.offset };
   }
 
@@ -46,8 +47,10 @@ export class OrchestrationService {
    * Checks the DAG, that every step's agent is a registered local agent declaring what the step
    * requires, and that every capability an agent's manifest requires (`security.capabilities.
    * required`) is granted to the workflow: spec 1 says orchestrators refuse to run it otherwise.
+   * A step may use only an agent the caller may read (one they may not is unknown to them).
    */
   async create(who: Caller, body: master.WorkflowCreateBody): Promise<master.Workflow> {
+    const owned = rules.workflow.ownerFor(who, body.team);
     const { issues } = checkGraph(body.steps);
     const granted = body.capabilities ?? [...this.availableCapabilities];
     body.capabilities?.forEach((capability, i) => {
@@ -57,7 +60,7 @@ export class OrchestrationService {
     });
     const agentIds = [...new Set(body.steps.map((step) => step.agentId))];
     const steps = body.steps.map((step) => ({ ...step }));
-    const agents = new Map((await this.agents.findMany(agentIds)).map((agent) => [agent.id, agent]));
+    const agents = new Map((await this.agents.findMany(agentIds)).filter((agent) => canReadAgent(who, agent)).map((agent) => [agent.id, agent]));
     steps.forEach((step, i) => {
       const agent = agents.get(step.agentId);
       if (!agent) return issues.push({ path: `body.steps.${i}.agentId`, code: 'unknown_agent', message: `no agent ${step.agentId}` });
@@ -96,14 +99,18 @@ export class OrchestrationService {
       return undefined;
     });
     if (issues.length > 0) throw badRequest('The workflow is invalid', { issues });
-    const row = await this.repository.createWorkflow({ ...body, steps, capabilities: granted }, agentIds, who.sub);
+    const { team: _team, ...definition } = body;
+    const row = await this.repository.createWorkflow({ ...definition, steps, capabilities: granted }, agentIds, who.sub, owned);
     return workflowView(row);
   }
 
-  /** Records a pending execution, then hands the run to workers; 202 with the execution. */
+  /**
+   * Records a pending execution, then hands the run to workers; 202 with the execution. Running is
+   * for the workflow's owner, its team's editors and orchestration:admin; the execution belongs to
+   * the caller and is shared with the workflow's team.
+   */
   async execute(who: Caller, workflowId: string, inputs: Record<string, unknown>): Promise<master.Execution> {
-    const workflow = await this.repository.findWorkflow(workflowId);
-    if (!workflow) throw notFound(`Workflow ${workflowId} not found`);
+    const workflow = rules.workflow.writable(who, await this.repository.findWorkflow(workflowId), workflowId);
     const steps = workflow.steps as master.WorkflowStep[];
     const missing: GraphIssue[] = [];
     const filled = steps.map((step, i) => ({
@@ -112,7 +119,7 @@ export class OrchestrationService {
     }));
     if (missing.length > 0) throw badRequest('Inputs of the workflow are missing', { issues: missing });
     const stepStates = steps.map((step) => ({ id: step.id, agentId: step.agentId, state: 'pending' }));
-    const created = await this.repository.createExecution(workflow, inputs, stepStates, who.sub);
+    const created = await this.repository.createExecution(workflow, inputs, stepStates, who.sub, { owner: who.sub, team: workflow.team });
     if (!created.execution) throw conflict('Agents of the workflow no longer exist', { agentIds: created.missing });
     const agents = new Map((await this.agents.findMany(workflow.agentIds)).map((agent) => [agent.id, agent]));
     let submitted: { workflowId: string; state: string };
@@ -146,8 +153,7 @@ export class OrchestrationService {
 
   /** The execution, refreshed from workers while it is not finished. */
   async execution(who: Caller, id: string): Promise<master.Execution> {
-    let row = await this.repository.findExecution(id);
-    if (!row) throw notFound(`Execution ${id} not found`);
+    let row = rules.execution.readable(who, await this.repository.findExecution(id), id);
     if (row.workersId && !TERMINAL.has(row.state)) row = await this.sync(row, who.authorization);
     return executionView(row);
   }

@@ -9,6 +9,8 @@ export function workflowView(row: WorkflowRow): master.Workflow {
     steps: row.steps as master.WorkflowStep[],
     capabilities: row.capabilities,
     createdBy: row.createdBy,
+    owner: row.owner,
+    team: row.team,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -23,6 +25,8 @@ export function executionView(row: ExecutionRow): master.Execution {
     steps: row.steps as master.StepState[],
     error: row.error,
     requestedBy: row.requestedBy,
+    owner: row.owner,
+    team: row.team,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,

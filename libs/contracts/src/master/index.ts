@@ -56,6 +56,8 @@ export const Agent = z
     certification: z.object({ id: z.string(), status: z.string() }).nullable(),
     manifest: ManifestDocument,
     createdBy: z.string(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -64,6 +66,11 @@ export type Agent = z.infer<typeof Agent>;
 
 export const AgentPage = z.object({ items: z.array(Agent), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export type AgentPage = z.infer<typeof AgentPage>;
+
+/** A team id in a create request: the new resource is shared with that team (the caller must be one of its editors). */
+export const TeamId = z.string().min(1).max(200).regex(PLAIN_TEXT, 'no control characters');
+/** The query of `POST /agents`, whose body is the manifest itself. */
+export const AgentCreateQuery = z.object({ team: TeamId.optional() }).strict();
 
 // ---------------------------------------------------------------------------------------------
 // Specification
@@ -136,6 +143,8 @@ export const WorkflowCreateBody = z
      * MASTER_AVAILABLE_CAPABILITIES). An agent requiring one that is not granted is refused.
      */
     capabilities: z.array(SECURITY_CAPABILITY).max(18).optional(),
+    /** The team the workflow is shared with (the caller must be one of its editors). */
+    team: TeamId.optional(),
   })
   .strict();
 export type WorkflowCreateBody = z.infer<typeof WorkflowCreateBody>;
@@ -148,6 +157,8 @@ export const Workflow = z
     steps: z.array(WorkflowStep),
     capabilities: z.array(z.string()),
     createdBy: z.string(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
     createdAt: z.string(),
   })
   .meta({ id: 'MasterWorkflow' });
@@ -180,6 +191,8 @@ export const Execution = z
     steps: z.array(StepState),
     error: z.string().nullable(),
     requestedBy: z.string(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
     createdAt: z.string(),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
@@ -212,6 +225,8 @@ export const Certification = z
     checks: z.array(CertificationCheck),
     error: z.string().nullable(),
     requestedBy: z.string(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
     requestedAt: z.string(),
     completedAt: z.string().nullable(),
   })
