@@ -114,7 +114,8 @@ describe("agents' replies and the per-address limit", () => {
   afterAll(() => g.stop());
 
   it("an agent's reply is taken even when its address has used up its requests", async () => {
-    const owner = g.issuer.bearer(['agents:read', 'agents:write'], { sub: uniqueName('owner') });
+    const sub = uniqueName('owner');
+    const owner = g.issuer.bearer(['agents:read', 'agents:write'], { sub });
     const created = await request(g.app)
       .post('/api/v1/agents')
       .set('Authorization', owner)
@@ -126,7 +127,8 @@ describe("agents' replies and the per-address limit", () => {
     for (let i = 0; i < 3; i++) statuses.push((await fetch(`${address}/api/v1/agents`)).status);
     expect(statuses).toEqual([401, 401, 429]);
 
-    const executor = g.issuer.bearer(['agents:execute'], { sub: uniqueName('executor') });
+    // Running an agent is for its owner (or a team editor, or agents:admin): the owner, with another token.
+    const executor = g.issuer.bearer(['agents:execute'], { sub });
     const executed = await request(g.app)
       .post(`/api/v1/agents/${created.body.id}/execute`)
       .set('Authorization', executor)
