@@ -97,11 +97,6 @@ export class ConnectionService {
     );
   }
 
-  /** The connection when the caller may read it; 404 when it is missing or not theirs to read. */
-  async readable(id: string, caller: Caller): Promise<ConnectionRow> {
-    return connectionRule.readable(caller, await this.deps.repository.find(id), id);
-  }
-
   /** The connection when the caller may change, check or call it: 404 if they may not read it, 403 if only read. */
   async writable(id: string, caller: Caller): Promise<ConnectionRow> {
     return connectionRule.writable(caller, await this.deps.repository.find(id), id);
