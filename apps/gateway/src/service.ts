@@ -9,6 +9,8 @@ import {
   MeshClient,
   RegistryClient,
   serviceApiKeyToken,
+  delegatedToken,
+  TokenExchanger,
   TracingClient,
   WorkersClient,
   WorkflowEngineClient,
@@ -68,7 +70,7 @@ export const gatewayService = defineService({
     GATEWAY_PUBLIC_URL: url('http://127.0.0.1:3002'),
     /** Signs reply URLs; every replica needs the same one (a random one per process otherwise). */
     GATEWAY_REPLY_SECRET: z.string().min(16).optional(),
-    /** The gateway's own API key (mesh, tracing and background jobs); without it the caller's token is used. */
+    /** The gateway's own API key: the actor of delegated tokens (needs `tokens:exchange`) and background jobs' token; without it the caller's token is forwarded. */
     GATEWAY_API_KEY: z.string().min(8).optional(),
     /** `client_id` sent with API keys exchanged at auth. */
     GATEWAY_CLIENT_ID: z.string().min(1).default('gateway'),
@@ -115,6 +117,10 @@ export const gatewayService = defineService({
       ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.GATEWAY_API_KEY, clientId: config.GATEWAY_CLIENT_ID })
       : undefined;
     const ownToken = async () => serviceToken?.();
+    // Calls made for a user carry a token delegated by auth (the user's, the gateway in `act`); the
+    // gateway's key is the actor, so without one the caller's own token is forwarded instead.
+    const exchanger = serviceToken ? new TokenExchanger({ authUrl: config.AUTH_URL, serviceToken, timeoutMs }) : undefined;
+    const delegate = async (userToken: string) => (exchanger ? ((await delegatedToken(exchanger, userToken)()) ?? userToken) : userToken);
     const clients = { timeoutMs, transport: keepAliveTransport() };
     const registry = new RegistryClient({ baseUrl: config.REGISTRY_URL, ...clients });
     const master = new MasterClient({ baseUrl: config.MASTER_URL, basePath: config.MASTER_BASE_PATH, ...clients });
@@ -167,7 +173,7 @@ export const gatewayService = defineService({
       mesh,
       tracing,
       deployer,
-      serviceToken: ownToken,
+      delegate,
       replies,
       executeTimeoutMs: config.GATEWAY_EXECUTE_TIMEOUT_MS,
       defaultImage: config.GATEWAY_DEFAULT_IMAGE,

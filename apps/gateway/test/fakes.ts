@@ -137,6 +137,8 @@ export class Fakes {
   /** Mesh agents reply to tasks with this (set `undefined` to stay silent). */
   agentReply: ((payload: Record<string, unknown>) => unknown) | undefined = (payload) => ({ output: { echo: payload.input ?? payload.instruction } });
   readonly k8sObjects = new Map<string, Record<string, unknown>>();
+  /** Token exchanges the fake auth granted: whose token, for which actor. */
+  readonly exchanges: Array<{ subject: string; actor: string }> = [];
   readonly cmsItems = new Map<string, Array<{ type: string; id: string; attributes: Record<string, unknown> }>>();
 
   async start(): Promise<this> {
@@ -154,6 +156,29 @@ export class Fakes {
           service: holder.sub,
           permissions: holder.permissions,
         },
+      };
+    });
+    // RFC 8693 as auth serves it (delegation only): the subject's identity, teams and permissions,
+    // the actor (the bearer, which needs tokens:exchange) in `act`. Tokens are read, not verified:
+    // only this test's issuer signs them.
+    this.auth.on('POST', /^\/api\/v1\/auth\/token$/, (req) => {
+      const body = req.body as { grant_type?: string; subject_token?: string };
+      const actor = claimsOf(req.authorization?.replace(/^Bearer /, ''));
+      const subject = claimsOf(body.subject_token);
+      if (body.grant_type !== 'urn:ietf:params:oauth:grant-type:token-exchange' || !subject)
+        return { status: 400, body: { error: 'invalid_grant', error_description: 'no subject token' } };
+      if (!actor || !(actor.permissions as string[]).includes('tokens:exchange'))
+        return { status: 403, body: { error: { type: 'authorization_error', code: 'insufficient_permissions', message: 'tokens:exchange' } } };
+      this.exchanges.push({ subject: subject.sub as string, actor: actor.sub as string });
+      const token = this.issuer.token({
+        sub: subject.sub as string,
+        permissions: subject.permissions as string[],
+        ...(subject.teams ? { teams: subject.teams as Array<{ id: string; role: 'viewer' | 'editor' | 'admin' }> } : {}),
+        act: { sub: actor.sub as string, client_id: 'gateway' },
+      });
+      return {
+        status: 200,
+        body: { access_token: token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 900 },
       };
     });
     this.registry
@@ -359,6 +384,17 @@ export class Fakes {
       GATEWAY_K8S_API_URL: this.kubernetes.url,
       OUTBOUND_ALLOW_PRIVATE: 'true',
     };
+  }
+}
+
+/** The claims of a JWT, unverified (the fakes only see tokens of the test's own issuer). */
+export function claimsOf(token: string | undefined): Record<string, unknown> | undefined {
+  const payload = token?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
   }
 }
 

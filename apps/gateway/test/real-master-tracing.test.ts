@@ -9,18 +9,30 @@ describe('agents against real master and tracing processes', () => {
   let master: ServiceProcess;
   let tracing: ServiceProcess;
   let token: string;
+  let owner: string;
   beforeAll(async () => {
     const fakes = await new Fakes().start();
+    // The gateway's own key: it acts for users with tokens the (fake) auth delegates (RFC 8693).
+    const gatewayKey = `gk_${uniqueName('gateway')}_secret`;
+    fakes.apiKeys.set(gatewayKey, { sub: uniqueName('gateway-service'), permissions: ['traces:write', 'tokens:exchange'] });
     const auth = { AUTH_URL: new URL(fakes.issuer.jwksUri).origin, AUTH_ISSUER: fakes.issuer.issuer, AUTH_AUDIENCE: fakes.issuer.audience };
     [master, tracing] = await Promise.all([
       spawnService('master', { env: { ...auth, REGISTRY_URL: fakes.registry.url }, timeoutMs: 90_000 }),
       spawnService('tracing', { env: auth, timeoutMs: 90_000 }),
     ]);
     g = await startGateway(
-      { MASTER_URL: master.url, TRACING_URL: tracing.url, GATEWAY_DEPLOYER: 'kubernetes', GATEWAY_K8S_NAMESPACE: 'agents', GATEWAY_K8S_TOKEN: 't' },
+      {
+        MASTER_URL: master.url,
+        TRACING_URL: tracing.url,
+        GATEWAY_DEPLOYER: 'kubernetes',
+        GATEWAY_K8S_NAMESPACE: 'agents',
+        GATEWAY_K8S_TOKEN: 't',
+        GATEWAY_API_KEY: gatewayKey,
+      },
       fakes,
     );
-    token = g.issuer.bearer(['agents:read', 'agents:write', 'traces:read', 'traces:write', 'traces:admin'], { sub: uniqueName('owner') });
+    owner = uniqueName('owner');
+    token = g.issuer.bearer(['agents:read', 'agents:write', 'traces:read', 'traces:write', 'traces:admin'], { sub: owner });
   }, 150_000);
   afterAll(async () => {
     await Promise.all([master?.stop(), tracing?.stop()]);
@@ -33,7 +45,9 @@ describe('agents against real master and tracing processes', () => {
     expect({ status: created.status, error: created.body.error?.message }).toEqual({ status: 201, error: undefined });
     const inMaster = await request(master.url).get(`/api/v1/agents/${created.body.refs.masterId}`).set('Authorization', token);
     expect(inMaster.status).toBe(200);
-    expect(inMaster.body).toMatchObject({ namespace: 'acme', name: body.metadata.name });
+    // Recorded by the gateway acting for the user: the agent in master is the user's.
+    expect(inMaster.body).toMatchObject({ namespace: 'acme', name: body.metadata.name, owner });
+    expect(g.fakes.exchanges.filter((exchange) => exchange.subject === owner)).toHaveLength(1);
     const project = `agent-acme-${body.metadata.name}`;
     const spans = await request(tracing.url).get(`/api/projects/${project}/spans`).set('Authorization', token);
     expect(spans.status).toBe(200);

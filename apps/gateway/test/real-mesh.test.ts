@@ -14,6 +14,8 @@ describe('execute through a real mesh process', () => {
   let agent: http.Server;
   let agentUrl: string;
   const received: Array<Record<string, unknown>> = [];
+  const gatewayKey = `gk_${uniqueName('gateway')}_secret`;
+  const gatewaySub = uniqueName('gateway-service');
   beforeAll(async () => {
     agent = http.createServer((req, res) => {
       let body = '';
@@ -31,6 +33,8 @@ describe('execute through a real mesh process', () => {
     });
     agentUrl = `${await listenLocally(agent)}/tasks`;
     const fakes = await new Fakes().start();
+    // The gateway's own key: it acts for users with tokens the (fake) auth delegates (RFC 8693).
+    fakes.apiKeys.set(gatewayKey, { sub: gatewaySub, permissions: ['mesh:read', 'mesh:write', 'tokens:exchange'] });
     mesh = await spawnService('mesh', {
       env: {
         AUTH_URL: new URL(fakes.issuer.jwksUri).origin,
@@ -42,7 +46,7 @@ describe('execute through a real mesh process', () => {
       },
       timeoutMs: 90_000,
     });
-    g = await startGateway({ MESH_URL: mesh.url }, fakes);
+    g = await startGateway({ MESH_URL: mesh.url, GATEWAY_API_KEY: gatewayKey }, fakes);
   }, 120_000);
   afterAll(async () => {
     await mesh?.stop();
@@ -51,17 +55,21 @@ describe('execute through a real mesh process', () => {
   });
 
   it("registers the agent with the mesh and answers with the agent's reply", async () => {
-    const token = g.issuer.bearer(['agents:read', 'agents:write', 'agents:execute', 'mesh:read', 'mesh:write'], { sub: uniqueName('owner') });
+    const owner = uniqueName('owner');
+    const token = g.issuer.bearer(['agents:read', 'agents:write', 'agents:execute', 'mesh:read', 'mesh:write'], { sub: owner });
     const created = await request(g.app)
       .post('/api/v1/agents')
       .set('Authorization', token)
       .send({ manifest: manifest(), deployment: { endpoint: agentUrl } });
     expect(created.status).toBe(201);
     const registered = await request(mesh.url).get('/api/v1/agents?limit=500').set('Authorization', token);
+    // Registered by the gateway acting for the user (a delegated token): the mesh's agent is the user's.
     expect(registered.body.agents.find((item: { id: string }) => item.id === created.body.id)).toMatchObject({
       endpoint: agentUrl,
       capabilities: ['network-outbound', 'tool-execution'],
+      owner,
     });
+    expect(g.fakes.exchanges.filter((exchange) => exchange.subject === owner)).toEqual([{ subject: owner, actor: gatewaySub }]);
 
     const executed = await request(g.app)
       .post(`/api/v1/agents/${created.body.id}/execute`)

@@ -26,8 +26,13 @@ export interface AgentDependencies {
   mesh: MeshClient;
   tracing: TracingClient;
   deployer: Deployer;
-  /** The gateway's own token for the mesh and tracing; the caller's when none is configured. */
-  serviceToken: () => Promise<string | undefined>;
+  /**
+   * The token the saga and execute call registry, master, mesh and tracing with, for the caller:
+   * a delegated one (RFC 8693: the caller's `sub`, the gateway in `act`) exchanged at auth from the
+   * caller's token, so what they create there is the caller's; the caller's own token when the
+   * gateway has no key of its own to exchange with.
+   */
+  delegate: (userToken: string) => Promise<string>;
   replies: ReplyHub;
   executeTimeoutMs: number;
   defaultImage?: string;
@@ -141,8 +146,9 @@ export class AgentsService {
     };
   }
 
-  private async tokens(caller: Caller) {
-    return { user: { bearer: caller.bearer }, service: { bearer: (await this.deps.serviceToken()) ?? caller.bearer } };
+  /** The call options of a call made for the caller (see AgentDependencies.delegate). */
+  private async onBehalf(caller: Caller): Promise<{ bearer: string }> {
+    return { bearer: await this.deps.delegate(caller.bearer) };
   }
 
   /** Runs steps in order, recording each; on a failure, undoes the done ones newest first and throws. */
@@ -179,6 +185,8 @@ export class AgentsService {
       });
     }
     const { owner, team } = rules.agent.ownerFor(caller, body.team);
+    // Before anything is recorded: auth refusing the exchange leaves no half-made agent behind.
+    const user = await this.onBehalf(caller);
     const existing = await this.repository.findByName(facts.namespace, facts.name);
     // A failed agent is replaced only by whom may change it; to anyone else the name is simply taken.
     if (existing && (existing.status !== 'failed' || !rules.agent.canWrite(caller, owned(existing)!)))
@@ -201,7 +209,6 @@ export class AgentsService {
     }
     const target = this.target(row, facts, body.manifest, deployment);
     const endpoint = this.deps.deployer.endpointFor(target);
-    const { user, service } = await this.tokens(caller);
     const refs: Refs = {};
     const span = trace.getActiveSpan();
     span?.setAttribute('agent.id', row.id);
@@ -234,11 +241,11 @@ export class AgentsService {
         {
           name: 'mesh',
           run: async () => {
-            const registered = await this.deps.mesh.register(meshRegistration(row.id, facts, endpoint), service);
+            const registered = await this.deps.mesh.register(meshRegistration(row.id, facts, endpoint), user);
             refs.meshId = registered.id;
             return { id: registered.id, endpoint: endpoint ?? null };
           },
-          undo: () => this.deps.mesh.deregister(refs.meshId!, service),
+          undo: () => this.deps.mesh.deregister(refs.meshId!, user),
         },
         {
           name: 'tracing',
@@ -246,13 +253,13 @@ export class AgentsService {
             const project = await this.deps.tracing.createProject(
               `agent-${facts.namespace}-${facts.name}`,
               { 'agent.id': row.id, 'agent.version': facts.version },
-              service,
+              user,
             );
             refs.tracingProject = project.project;
             refs.tracingTraceId = project.traceId;
             return project;
           },
-          undo: () => this.deps.tracing.deleteTrace(refs.tracingTraceId!, service),
+          undo: () => this.deps.tracing.deleteTrace(refs.tracingTraceId!, user),
         },
         {
           name: 'deployer',
@@ -307,7 +314,7 @@ export class AgentsService {
     const target = this.target(row, facts, manifest, deployment);
     const oldTarget = this.target(row, oldFacts, oldManifest, oldDeployment);
     const endpoint = this.deps.deployer.endpointFor(target);
-    const { user, service } = await this.tokens(caller);
+    const user = await this.onBehalf(caller);
     await this.repository.clearSteps(row.id);
     await this.repository.update(row.id, { status: 'updating' });
     const skip = async () => undefined;
@@ -330,9 +337,9 @@ export class AgentsService {
         {
           name: 'mesh',
           run: async () => ({
-            id: (await this.deps.mesh.register(meshRegistration(row.id, facts, endpoint), service)).id,
+            id: (await this.deps.mesh.register(meshRegistration(row.id, facts, endpoint), user)).id,
           }),
-          undo: () => this.deps.mesh.register(meshRegistration(row.id, oldFacts, row.endpoint ?? undefined), service),
+          undo: () => this.deps.mesh.register(meshRegistration(row.id, oldFacts, row.endpoint ?? undefined), user),
         },
         { name: 'tracing', run: skip },
         {
@@ -354,7 +361,7 @@ export class AgentsService {
     const facts = this.facts(manifest);
     const refs = row.refs as Refs;
     const target = this.target(row, facts, manifest, row.deployment as z.infer<typeof gateway.DeploymentRequest>);
-    const { user, service } = await this.tokens(caller);
+    const user = await this.onBehalf(caller);
     const gone = (error: unknown) => {
       if (error instanceof UpstreamError && error.upstreamStatus === 404) return { alreadyGone: true };
       throw error;
@@ -370,7 +377,7 @@ export class AgentsService {
         {
           name: 'mesh',
           run: () =>
-            refs.meshId ? this.deps.mesh.deregister(refs.meshId, service).then(() => ({ deregistered: refs.meshId }), gone) : Promise.resolve(undefined),
+            refs.meshId ? this.deps.mesh.deregister(refs.meshId, user).then(() => ({ deregistered: refs.meshId }), gone) : Promise.resolve(undefined),
         },
         { name: 'tracing', run: async () => ({ kept: refs.tracingProject ?? null }) },
         {
@@ -411,7 +418,7 @@ export class AgentsService {
     // Listening before sending: the reply may come back before the send returns.
     const waiter = this.deps.replies.waitFor(executionId, timeoutMs);
     try {
-      const { service } = await this.tokens(caller);
+      const user = await this.onBehalf(caller);
       await this.deps.mesh.send(
         {
           to: (agent.refs as Refs).meshId ?? agent.id,
@@ -426,7 +433,7 @@ export class AgentsService {
             trace_id: traceId ?? null,
           },
         },
-        service,
+        user,
       );
     } catch (error) {
       waiter.cancel();
