@@ -5,6 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { ExportTraceServiceRequest } from '../src/ingest/otlp.codec';
 import { tracingService } from '../src/service';
 
+/** The user a test acts as: what one call creates, the next reads (datasets, evaluations and projections have owners). */
+export const TEST_USER = 'tracing-tester';
+
 export const INGEST_KEY = `ingest-${randomBytes(12).toString('hex')}`;
 
 export interface Harness {
@@ -41,7 +44,7 @@ export async function startTracing(env: Record<string, string> = {}): Promise<Ha
     svc: svc as unknown as StartedService<unknown, unknown>,
     issuer,
     url: svc.url,
-    bearer: (permissions) => issuer.bearer(permissions),
+    bearer: (permissions) => issuer.bearer(permissions, { sub: TEST_USER }),
     stop: async () => {
       await svc.stop();
       await issuer.stop();

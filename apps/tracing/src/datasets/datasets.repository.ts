@@ -1,3 +1,4 @@
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
@@ -8,18 +9,27 @@ export interface DatasetRow {
   description: string | null;
   exampleCount: number;
   createdAt: Date;
+  owner: string | null;
+  team: string | null;
   data?: unknown;
 }
 
-const SUMMARY = { id: true, name: true, version: true, description: true, exampleCount: true, createdAt: true } as const;
+const SUMMARY = { id: true, name: true, version: true, description: true, exampleCount: true, createdAt: true, owner: true, team: true } as const;
 
 export class DatasetsRepository {
   constructor(private readonly db: Db) {}
 
-  /** Stores the next version of `name` (1 for a new name); retried when two writers race for a version. */
-  async createVersion(input: { name: string; description?: string; data: unknown[]; createdBy?: string }): Promise<DatasetRow> {
+  /**
+   * Stores the next version of the owner's `name` (1 for a name new to them); retried when two
+   * writers race for a version.
+   */
+  async createVersion(input: { name: string; description?: string; data: unknown[]; owner: string; team: string | null }): Promise<DatasetRow> {
     for (let attempt = 0; ; attempt++) {
-      const latest = await this.db.dataset.findFirst({ where: { name: input.name }, orderBy: { version: 'desc' }, select: { version: true } });
+      const latest = await this.db.dataset.findFirst({
+        where: { name: input.name, owner: input.owner },
+        orderBy: { version: 'desc' },
+        select: { version: true },
+      });
       try {
         return await this.db.dataset.create({
           data: {
@@ -28,7 +38,9 @@ export class DatasetsRepository {
             description: input.description ?? null,
             data: input.data as Prisma.InputJsonValue,
             exampleCount: input.data.length,
-            createdBy: input.createdBy ?? null,
+            createdBy: input.owner,
+            owner: input.owner,
+            team: input.team,
           },
           select: SUMMARY,
         });
@@ -38,8 +50,9 @@ export class DatasetsRepository {
     }
   }
 
-  async list(filter: { name?: string }, limit: number, offset: number): Promise<{ rows: DatasetRow[]; total: number }> {
-    const where = filter.name ? { name: filter.name } : {};
+  /** A page of the datasets in the caller's read scope. */
+  async list(filter: { name?: string }, scope: ReadScope, limit: number, offset: number): Promise<{ rows: DatasetRow[]; total: number }> {
+    const where = { ...readScopeWhere(scope), ...(filter.name && { name: filter.name }) };
     const [rows, total] = await Promise.all([
       this.db.dataset.findMany({ where, orderBy: [{ createdAt: 'desc' }, { version: 'desc' }], take: limit, skip: offset, select: SUMMARY }),
       this.db.dataset.count({ where }),

@@ -12,6 +12,8 @@ export interface ProjectionRow {
   error: string | null;
   createdAt: Date;
   completedAt: Date | null;
+  owner: string | null;
+  team: string | null;
 }
 
 export interface EmbeddingFilter {
@@ -66,7 +68,15 @@ export class EmbeddingsRepository {
     );
   }
 
-  createProjection(input: { method: string; dimensions: number; project?: string; model?: string; vectorSize?: number }): Promise<ProjectionRow> {
+  createProjection(input: {
+    method: string;
+    dimensions: number;
+    project?: string;
+    model?: string;
+    vectorSize?: number;
+    owner: string;
+    team: string | null;
+  }): Promise<ProjectionRow> {
     return this.db.projection.create({
       data: {
         method: input.method,
@@ -74,6 +84,8 @@ export class EmbeddingsRepository {
         project: input.project ?? null,
         model: input.model ?? null,
         vectorSize: input.vectorSize ?? null,
+        owner: input.owner,
+        team: input.team,
       },
     });
   }

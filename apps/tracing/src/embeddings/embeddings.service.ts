@@ -1,8 +1,9 @@
-import { notFound } from '@platform/http';
+import type { Caller } from '@platform/http';
 import type { TypedQueue } from '@platform/queues';
 import type { tracing } from '@platform/contracts';
 import { UnrecoverableError } from 'bullmq';
 import type { z } from 'zod';
+import { rules } from '../access';
 import type { projectionQueue } from './embeddings.queue';
 import type { EmbeddingFilter, EmbeddingsRepository, ProjectionRow } from './embeddings.repository';
 import { project } from './projection';
@@ -26,21 +27,23 @@ export class EmbeddingsService {
     return { dimensions: await this.embeddings.dimensions(filter) };
   }
 
-  async reproject(body: z.infer<typeof tracing.ReprojectRequest>): Promise<Projection> {
+  /** A projection of the caller's (the spans' embeddings are the platform's; the projection run is theirs). */
+  async reproject(who: Caller, body: z.infer<typeof tracing.ReprojectRequest>): Promise<Projection> {
+    const owned = rules.projection.ownerFor(who, body.team);
     const row = await this.embeddings.createProjection({
       method: body.method,
       dimensions: body.dimensions,
       project: body.project,
       model: body.model,
       vectorSize: body.vector_size,
+      ...owned,
     });
     await this.queue.add('reproject', { projectionId: row.id, limit: body.limit }, { jobId: row.id, attempts: 2 });
     return this.view(row);
   }
 
-  async get(id: string, limit: number): Promise<Projection> {
-    const row = await this.embeddings.getProjection(id);
-    if (!row) throw notFound(`No projection ${id}`);
+  async get(who: Caller, id: string, limit: number): Promise<Projection> {
+    const row = rules.projection.readable(who, await this.embeddings.getProjection(id), id);
     return { ...this.view(row), points: row.status === 'completed' ? await this.embeddings.points(id, limit) : [] };
   }
 
@@ -57,6 +60,8 @@ export class EmbeddingsService {
       error: row.error,
       created_at: row.createdAt.toISOString(),
       completed_at: row.completedAt?.toISOString() ?? null,
+      owner: row.owner,
+      team: row.team,
       status_url: `${this.basePath}/embeddings/projections/${row.id}`,
     };
   }

@@ -1,3 +1,4 @@
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Db } from '../database';
 import type { Prisma } from '../generated/prisma/client';
 
@@ -10,6 +11,8 @@ export interface EvaluationRow {
   total: number;
   createdAt: Date;
   completedAt: Date | null;
+  owner: string | null;
+  team: string | null;
 }
 
 export interface ResultRow {
@@ -29,7 +32,15 @@ export class EvaluationsRepository {
   constructor(private readonly db: Db) {}
 
   /** The evaluation and one pending result per example, together. */
-  async create(input: { name: string; datasetId: string; metrics: unknown; target: unknown; total: number; createdBy?: string }): Promise<EvaluationRow> {
+  async create(input: {
+    name: string;
+    datasetId: string;
+    metrics: unknown;
+    target: unknown;
+    total: number;
+    owner: string;
+    team: string | null;
+  }): Promise<EvaluationRow> {
     return this.db.$transaction(async (tx) => {
       const evaluation = await tx.evaluation.create({
         data: {
@@ -38,7 +49,9 @@ export class EvaluationsRepository {
           metrics: input.metrics as Prisma.InputJsonValue,
           target: (input.target ?? undefined) as Prisma.InputJsonValue | undefined,
           total: input.total,
-          createdBy: input.createdBy ?? null,
+          createdBy: input.owner,
+          owner: input.owner,
+          team: input.team,
         },
       });
       await tx.evaluationResult.createMany({ data: Array.from({ length: input.total }, (_, position) => ({ evaluationId: evaluation.id, position })) });
@@ -50,8 +63,9 @@ export class EvaluationsRepository {
     return this.db.evaluation.findUnique({ where: { id } });
   }
 
-  async list(limit: number, offset: number, ids?: string[]): Promise<{ rows: EvaluationRow[]; total: number }> {
-    const where = ids ? { id: { in: ids } } : {};
+  /** A page of the evaluations in the read scope (all of them for the queue's own counts). */
+  async list(scope: ReadScope, limit: number, offset: number): Promise<{ rows: EvaluationRow[]; total: number }> {
+    const where = readScopeWhere(scope);
     const [rows, total] = await Promise.all([
       this.db.evaluation.findMany({ where, orderBy: { createdAt: 'desc' }, take: limit, skip: offset }),
       this.db.evaluation.count({ where }),
@@ -82,6 +96,15 @@ export class EvaluationsRepository {
     const result = new Map<string, Record<string, number | null>>();
     for (const row of rows) result.set(row.evaluation_id, { ...result.get(row.evaluation_id), [row.metric]: row.average });
     return result;
+  }
+
+  /** The newest evaluations in the read scope with examples still pending or running. */
+  listUnfinished(scope: ReadScope, limit: number): Promise<EvaluationRow[]> {
+    return this.db.evaluation.findMany({
+      where: { ...readScopeWhere(scope), results: { some: { status: { in: ['pending', 'running'] } } } },
+      orderBy: { createdAt: 'desc' },
+      take: limit,
+    });
   }
 
   /** Evaluations with examples still pending or running. */

@@ -21,11 +21,11 @@ export function evaluationRoutes(api: ApiRouter, evaluations: EvaluationsService
   api.route({
     method: 'get',
     path: '/evaluations/active',
-    summary: 'Evaluations with examples still to score',
+    summary: 'Evaluations with examples still to score, of those the caller may read',
     tags: ['evaluations'],
     access: READ,
     responses: { 200: { description: 'Active evaluations', schema: tracing.ActiveEvaluations }, ...errors },
-    handler: () => evaluations.active(),
+    handler: (req) => evaluations.active(req.auth!),
   });
   api.route({
     method: 'post',
@@ -48,22 +48,22 @@ export function evaluationRoutes(api: ApiRouter, evaluations: EvaluationsService
   api.route({
     method: 'get',
     path: '/evaluations',
-    summary: 'Evaluations, newest first',
+    summary: "The evaluations the caller may read (their own and their teams'; all with traces:admin), newest first",
     tags: ['evaluations'],
     access: READ,
     query: tracing.EvaluationQuery,
     responses: { 200: { description: 'A page of evaluations', schema: tracing.EvaluationPage }, ...errors },
-    handler: (req) => evaluations.list(req.valid.query),
+    handler: (req) => evaluations.list(req.auth!, req.valid.query),
   });
   api.route({
     method: 'post',
     path: '/evaluations',
-    summary: 'Start an evaluation: one job per example of the dataset',
+    summary: 'Start an evaluation of a dataset the caller may read: one job per example; `team` shares it',
     tags: ['evaluations'],
     access: WRITE,
     body: tracing.CreateEvaluation,
     responses: { 202: { description: 'Started', schema: tracing.Evaluation }, ...errors, 404: { description: 'Unknown dataset' } },
-    handler: (req) => evaluations.create(req.valid.body, req.auth?.sub),
+    handler: (req) => evaluations.create(req.auth!, req.valid.body),
   });
   api.route({
     method: 'get',
@@ -74,7 +74,7 @@ export function evaluationRoutes(api: ApiRouter, evaluations: EvaluationsService
     params: tracing.EvaluationParams,
     query: tracing.EvaluationQuery,
     responses: { 200: { description: 'A page of results', schema: tracing.EvaluationResultPage }, ...errors, 404: { description: 'Unknown evaluation' } },
-    handler: (req) => evaluations.results(req.valid.params.eval_id, undefined, req.valid.query),
+    handler: (req) => evaluations.results(req.auth!, req.valid.params.eval_id, undefined, req.valid.query),
   });
   api.route({
     method: 'get',
@@ -89,16 +89,16 @@ export function evaluationRoutes(api: ApiRouter, evaluations: EvaluationsService
       ...errors,
       404: { description: 'Unknown evaluation' },
     },
-    handler: (req) => evaluations.results(req.valid.params.eval_id, 'failed', req.valid.query),
+    handler: (req) => evaluations.results(req.auth!, req.valid.params.eval_id, 'failed', req.valid.query),
   });
   api.route({
     method: 'post',
     path: '/evaluations/:eval_id/retry',
-    summary: 'Run the failed examples again',
+    summary: 'Run the failed examples again (the owner, a team editor or traces:admin)',
     tags: ['evaluations'],
     access: WRITE,
     params: tracing.EvaluationParams,
     responses: { 200: { description: 'How many were queued again', schema: tracing.RetryResult }, ...errors, 404: { description: 'Unknown evaluation' } },
-    handler: (req) => evaluations.retry(req.valid.params.eval_id),
+    handler: (req) => evaluations.retry(req.auth!, req.valid.params.eval_id),
   });
 }

@@ -1,9 +1,10 @@
-import { badRequest, notFound } from '@platform/http';
+import { badRequest, type Caller } from '@platform/http';
 import type { TypedQueue } from '@platform/queues';
 import type { tracing } from '@platform/contracts';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import { rules } from '../access';
 import type { DatasetsRepository } from '../datasets/datasets.repository';
 import type { IngestService } from '../ingest/ingest.service';
 import type { SpansRepository } from '../spans/spans.repository';
@@ -43,7 +44,9 @@ export class EvaluationsService {
     private readonly options: EvaluationOptions,
   ) {}
 
-  async create(body: z.infer<typeof tracing.CreateEvaluation>, createdBy?: string): Promise<Evaluation> {
+  /** Evaluates a dataset the caller may read (404 otherwise); the evaluation is the caller's. */
+  async create(who: Caller, body: z.infer<typeof tracing.CreateEvaluation>): Promise<Evaluation> {
+    const owned = rules.evaluation.ownerFor(who, body.team);
     for (const [index, spec] of body.metrics.entries()) {
       const pattern = typeof spec === 'object' ? spec.pattern : undefined;
       if (pattern === undefined) continue;
@@ -55,15 +58,14 @@ export class EvaluationsService {
         });
       }
     }
-    const dataset = await this.datasets.get(body.dataset_id);
-    if (!dataset) throw notFound(`No dataset ${body.dataset_id}`);
+    const dataset = rules.dataset.readable(who, await this.datasets.get(body.dataset_id), body.dataset_id);
     const row = await this.evaluations.create({
       name: body.name,
       datasetId: dataset.id,
       metrics: body.metrics,
       target: body.target,
       total: dataset.exampleCount,
-      createdBy,
+      ...owned,
     });
     await this.enqueue(
       row.id,
@@ -85,30 +87,27 @@ export class EvaluationsService {
     }
   }
 
-  async get(id: string): Promise<EvaluationRow> {
-    const row = await this.evaluations.get(id);
-    if (!row) throw notFound(`No evaluation ${id}`);
-    return row;
-  }
-
-  async list(query: z.infer<typeof tracing.EvaluationQuery>): Promise<z.infer<typeof tracing.EvaluationPage>> {
-    const { rows, total } = await this.evaluations.list(query.limit, query.offset);
+  async list(who: Caller, query: z.infer<typeof tracing.EvaluationQuery>): Promise<z.infer<typeof tracing.EvaluationPage>> {
+    const { rows, total } = await this.evaluations.list(rules.evaluation.readScope(who), query.limit, query.offset);
     return { evaluations: await this.views(rows), total, limit: query.limit, offset: query.offset };
   }
 
+  /** Results of an evaluation the caller may read (404 otherwise). */
   async results(
+    who: Caller,
     id: string,
     status: 'failed' | undefined,
     query: z.infer<typeof tracing.EvaluationQuery>,
   ): Promise<z.infer<typeof tracing.EvaluationResultPage>> {
-    const evaluation = await this.get(id);
+    const evaluation = rules.evaluation.readable(who, await this.evaluations.get(id), id);
     const { rows, total } = await this.evaluations.results(id, status, query.limit, query.offset);
     const examples = await Promise.all(rows.map((row) => this.datasets.example(evaluation.datasetId, row.position) as Promise<Example | undefined>));
     return { results: rows.map((row, i) => resultView(row, examples[i])), total, limit: query.limit, offset: query.offset };
   }
 
-  async retry(id: string): Promise<z.infer<typeof tracing.RetryResult>> {
-    await this.get(id);
+  /** Runs the failed examples again: the owner, a team editor or traces:admin (403 for a team viewer). */
+  async retry(who: Caller, id: string): Promise<z.infer<typeof tracing.RetryResult>> {
+    rules.evaluation.writable(who, await this.evaluations.get(id), id);
     const positions = await this.evaluations.resetFailed(id);
     if (positions.length > 0) await this.enqueue(id, positions, Date.now());
     return { evaluation_id: id, retried: positions.length };
@@ -130,7 +129,8 @@ export class EvaluationsService {
       this.queue.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
       this.evaluations.unfinishedIds(),
     ]);
-    const { total } = await this.evaluations.list(1, 0);
+    // Queue-wide counts for operators, not any user's evaluations.
+    const { total } = await this.evaluations.list({ all: true }, 1, 0);
     return {
       paused,
       jobs: {
@@ -144,9 +144,10 @@ export class EvaluationsService {
     };
   }
 
-  async active(): Promise<z.infer<typeof tracing.ActiveEvaluations>> {
-    const ids = await this.evaluations.unfinishedIds();
-    const { rows } = await this.evaluations.list(500, 0, ids);
+  /** The unfinished evaluations the caller may read. */
+  async active(who: Caller): Promise<z.infer<typeof tracing.ActiveEvaluations>> {
+    // Filtered in the query: a global first page of unfinished ids could leave out the caller's own.
+    const rows = await this.evaluations.listUnfinished(rules.evaluation.readScope(who), 500);
     return { paused: await this.queue.queue.isPaused(), evaluations: await this.views(rows) };
   }
 
@@ -170,6 +171,8 @@ export class EvaluationsService {
         summary: Object.fromEntries(metrics.map((spec) => [metricName(spec), summary[metricName(spec)] ?? null])),
         created_at: row.createdAt.toISOString(),
         completed_at: row.completedAt?.toISOString() ?? null,
+        owner: row.owner,
+        team: row.team,
       };
     });
   }

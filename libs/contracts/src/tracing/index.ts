@@ -156,6 +156,9 @@ export const DeleteTracesQuery = z
   .refine((q) => (q.before === undefined) !== (q.trace_id === undefined), 'give exactly one of before or trace_id');
 export const DeleteResult = z.object({ traces_deleted: z.number(), spans_deleted: z.number() });
 
+/** A team id in a create request: the new resource is shared with that team (the caller must be one of its editors). */
+export const TeamId = plain(200);
+
 // Embeddings
 export const EmbeddingFilter = z.object({ project: ProjectName.optional(), model: plain(256).optional() });
 export const EmbeddingCount = z.object({ count: z.number(), projects: z.array(z.object({ project: z.string(), count: z.number() })) });
@@ -168,6 +171,8 @@ export const ReprojectRequest = z
     model: plain(256).optional(),
     vector_size: z.number().int().min(2).max(65536).optional(),
     limit: z.number().int().min(3).max(20000).default(5000),
+    /** Shares it with a team the caller is an editor of. */
+    team: TeamId.optional(),
   })
   .strict();
 export const Projection = z
@@ -183,6 +188,8 @@ export const Projection = z
     error: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (traces:admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
     status_url: z.string(),
     points: z.array(z.object({ embedding_id: z.string(), trace_id: z.string(), span_id: z.string(), coordinates: z.array(z.number()) })).optional(),
   })
@@ -201,6 +208,8 @@ export const CreateDataset = z.object({
   name: plain(200),
   description: z.string().max(2000).optional(),
   data: z.array(Example).min(1).max(10_000),
+  /** Shares this version with a team the caller is an editor of. */
+  team: TeamId.optional(),
 });
 export const Dataset = z
   .object({
@@ -210,6 +219,8 @@ export const Dataset = z
     description: z.string().nullable(),
     example_count: z.number(),
     created_at: z.string(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (traces:admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
     data: z.array(Example).optional(),
   })
   .meta({ id: 'Dataset' });
@@ -239,7 +250,14 @@ export const EvaluationTarget = z
   .strict();
 export type EvaluationTarget = z.infer<typeof EvaluationTarget>;
 export const CreateEvaluation = z
-  .object({ name: plain(200), dataset_id: z.uuid(), metrics: z.array(MetricSpec).min(1).max(20), target: EvaluationTarget.optional() })
+  .object({
+    name: plain(200),
+    dataset_id: z.uuid(),
+    metrics: z.array(MetricSpec).min(1).max(20),
+    target: EvaluationTarget.optional(),
+    /** Shares the evaluation with a team the caller is an editor of. */
+    team: TeamId.optional(),
+  })
   .strict();
 export const EvaluationCounts = z.object({ total: z.number(), pending: z.number(), running: z.number(), succeeded: z.number(), failed: z.number() });
 export const Evaluation = z
@@ -254,6 +272,8 @@ export const Evaluation = z
     summary: z.record(z.string(), z.number().nullable()),
     created_at: z.string(),
     completed_at: z.string().nullable(),
+    owner: z.string().nullable().describe('the `sub` of the token that created it; null: created before owners were recorded (traces:admin only)'),
+    team: z.string().nullable().describe('the team it is shared with'),
   })
   .meta({ id: 'Evaluation' });
 export const EvaluationParams = z.object({ eval_id: z.uuid() });
