@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
+import { pingEvery } from './redis';
 
 /**
  * Mesh-wide notices over Redis pub/sub (routing invalidated, an agent removed, settings changed,
@@ -8,13 +9,17 @@ import type { Redis } from 'ioredis';
 export class MeshBus {
   private readonly subscriber: Redis;
   private readonly handlers = new Map<string, Array<(data: string) => void>>();
+  private readonly stopPing: () => void;
 
   constructor(
     private readonly redis: Redis,
     private readonly nodeId: string,
     private readonly logger: Logger,
+    pingMs: number,
   ) {
     this.subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, enableAutoPipelining: false, enableReadyCheck: false });
+    // An idle subscriber would never notice its connection died: a PING now and then finds it.
+    this.stopPing = pingEvery(this.subscriber, pingMs);
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (channel: string, message: string) => {
       const at = message.indexOf('|');
@@ -44,6 +49,7 @@ export class MeshBus {
   }
 
   async close(): Promise<void> {
+    this.stopPing();
     await this.subscriber.quit().catch(() => this.subscriber.disconnect());
   }
 }

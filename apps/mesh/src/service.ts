@@ -1,6 +1,7 @@
 import { env } from '@platform/config';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
+import type { ErrorRequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
@@ -13,6 +14,7 @@ import { ClusterRepository } from './cluster/cluster.repository';
 import { clusterRoutes } from './cluster/cluster.router';
 import { ClusterService } from './cluster/cluster.service';
 import { createDatabase } from './database';
+import { asCacheError, hardenRedis } from './redis';
 import { MeshGrpcServer } from './grpc/grpc.server';
 import { SubscriberHub } from './grpc/subscribers';
 import { HealthRepository } from './health/health.repository';
@@ -67,10 +69,14 @@ export const meshService = defineService({
     MESH_NODE_HEARTBEAT_MS: env.ms(3_000),
     /** A node not seen for this long is stale (reconcile removes it). */
     MESH_NODE_STALE_MS: env.ms(15_000),
+    /** A Redis command not answered within this fails (503 naming the cache); its connection is replaced. */
+    MESH_REDIS_TIMEOUT_MS: env.ms(2_000),
   },
   database: createDatabase,
   async build(infra) {
-    const { config, db, redis, logger } = infra;
+    const { config, db, logger } = infra;
+    // Silent or half-dead Redis: commands time out and dead connections are replaced (./redis.ts).
+    const redis = hardenRedis(infra.redis, config.MESH_REDIS_TIMEOUT_MS);
     const nodeId =
       config.MESH_NODE_ID ??
       config.POD_NAME ??
@@ -82,7 +88,7 @@ export const meshService = defineService({
     const state = new NodeState();
     const hub = new SubscriberHub();
     const tracker = new LoadTracker();
-    const bus = new MeshBus(redis, nodeId, logger);
+    const bus = new MeshBus(redis, nodeId, logger, config.MESH_REDIS_TIMEOUT_MS);
     infra.onShutdown('mesh notices', () => bus.close(), ShutdownPriority.producers);
 
     const agentRows = new AgentsRepository(db);
@@ -117,6 +123,7 @@ export const meshService = defineService({
     let agents: AgentsService;
     const delivery = new DeliveryService({
       redisUrl: config.REDIS_URL,
+      redisTimeoutMs: config.MESH_REDIS_TIMEOUT_MS,
       nodeId,
       runsWorkers: infra.role !== 'api',
       concurrency: config.MESH_DELIVERY_CONCURRENCY,
@@ -338,6 +345,9 @@ export const meshService = defineService({
         return { draining: true as const, in_flight: inFlight, grpc_streams: streams };
       },
     });
+
+    // A Redis command that timed out is Redis being down: 503 naming the cache, not a 500.
+    api.router.use(((error, _req, _res, next) => next(asCacheError(error))) as ErrorRequestHandler);
 
     // GET /health is the bootstrap's; documented here so the OpenAPI document lists every spec row.
     const root = new ApiRouter();

@@ -1,9 +1,9 @@
-import { bullmqConnection } from '@platform/data';
 import type { Logger } from '@platform/telemetry';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { SubscriberHub } from '../grpc/subscribers';
 import type { LoadTracker } from '../routing/load';
+import { redisTimeouts, workerConnection } from '../redis';
 import type { SettingsService } from '../settings/settings.service';
 import type { MessagesRepository, NewMessage } from './messages.repository';
 
@@ -19,6 +19,8 @@ export interface DeliveryJob {
 
 export interface DeliveryDeps {
   redisUrl: string;
+  /** Redis commands of producers time out after this (their connection is replaced). */
+  redisTimeoutMs: number;
   nodeId: string;
   /** Whether this node delivers to agents it owns over HTTP (the `api` role does not). */
   runsWorkers: boolean;
@@ -63,7 +65,7 @@ export class DeliveryService {
   private presenceTimer?: NodeJS.Timeout;
 
   constructor(private readonly deps: DeliveryDeps) {
-    this.producer = new Redis(deps.redisUrl, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+    this.producer = new Redis(deps.redisUrl, { maxRetriesPerRequest: 1, enableAutoPipelining: true, ...redisTimeouts(deps.redisTimeoutMs) });
     this.producer.on('error', () => undefined);
     deps.hub.onChange((agentId, present) => void this.subscriptionChanged(agentId, present));
     this.presenceTimer = setInterval(() => void this.refreshPresence(), PRESENCE_MS / 3);
@@ -147,7 +149,7 @@ export class DeliveryService {
     // A Subscribe stream open here always gets its worker; HTTP delivery only where the role runs workers.
     if (this.closed || this.workers.has(agentId) || (!this.deps.runsWorkers && !this.deps.hub.has(agentId))) return;
     const worker = new Worker(queueName(agentId), (job, token) => this.process(agentId, job, token), {
-      connection: bullmqConnection(this.deps.redisUrl, 'worker'),
+      connection: workerConnection(this.deps.redisUrl),
       concurrency: this.deps.concurrency,
       autorun: !this.paused,
     });

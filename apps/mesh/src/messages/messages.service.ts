@@ -203,6 +203,7 @@ class GroupCommit {
         error instanceof QueueingError
           ? serviceUnavailable('The message was stored but could not be queued (Redis); it is delivered after POST /cluster/resync', {
               reason: 'queue_unavailable',
+              dependency: 'cache',
             })
           : error;
       for (const entry of batch) entry.reject(failure);
