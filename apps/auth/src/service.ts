@@ -30,6 +30,9 @@ import { KeyRing } from './signing-keys/signing-keys.service';
 import { AccessTokenIssuer } from './tokens/access-tokens';
 import { Revocation } from './tokens/revocation';
 import { TokensRepository } from './tokens/tokens.repository';
+import { TeamsRepository } from './teams/teams.repository';
+import { teamsRouter } from './teams/teams.router';
+import { Teams } from './teams/teams.service';
 import { TokenExchange } from './tokens/token-exchange.service';
 import { tokensRouter } from './tokens/tokens.router';
 import { RefreshTokens } from './tokens/tokens.service';
@@ -95,7 +98,7 @@ export const authConfig = {
       try {
         return z.array(RoleMapping).parse(JSON.parse(value));
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {group, role, permissions}' });
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {group, role, permissions, team?: {name, role}}' });
         return z.NEVER;
       }
     }),
@@ -170,10 +173,11 @@ export const authService = defineService({
       baseSeconds: config.AUTH_LOCKOUT_BASE,
       maxSeconds: config.AUTH_LOCKOUT_MAX,
     });
-    const login = new Login(users, apiKeys, lockout, refreshTokens, accessTokens, audit, passwords);
+    const teams = new Teams(new TeamsRepository(db), audit);
+    const login = new Login(users, apiKeys, lockout, refreshTokens, accessTokens, audit, passwords, teams);
     const oauthStore = new OAuthRepository(db);
     const providers = new OAuthProviders(oauthStore, box, config);
-    const flow = new OAuthFlow(oauthStore, providers, new IdpClient(), refreshTokens, box, audit, config);
+    const flow = new OAuthFlow(oauthStore, providers, new IdpClient(), refreshTokens, box, audit, config, teams);
 
     await scheduleRotationChecks(infra.queues.producer(keyRotationQueue));
     infra.queues.process(keyRotationQueue, rotationJob(keys, audit), { concurrency: 1 });
@@ -218,6 +222,7 @@ export const authService = defineService({
         },
         { basePath, router: oauthRouter({ verifier, flow, providers, audit, limits }) },
         { basePath, router: usersRouter(verifier, users) },
+        { basePath, router: teamsRouter(verifier, teams) },
         { basePath, router: apiKeysRouter(verifier, apiKeys) },
         { basePath, router: signingKeysAdminRouter(verifier, keys, audit) },
         { basePath, router: auditRouter(verifier, audit) },

@@ -40,6 +40,7 @@ export async function startAuth(overrides: Record<string, string> = {}) {
   const http = () => ({
     get: (path: string) => request(service.app).get(path).set('X-Forwarded-For', ip),
     post: (path: string) => request(service.app).post(path).set('X-Forwarded-For', ip),
+    put: (path: string) => request(service.app).put(path).set('X-Forwarded-For', ip),
     delete: (path: string) => request(service.app).delete(path).set('X-Forwarded-For', ip),
   });
 

@@ -2,6 +2,7 @@ import { ApiError, tooManyRequests } from '@platform/http';
 import { endOf, type ApiKeys } from '../api-keys/api-keys.service';
 import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import { decoyPasswordHash, verifyPassword, type PasswordWork } from '../crypto/passwords';
+import type { Teams } from '../teams/teams.service';
 import type { AccessTokenIssuer } from '../tokens/tokens.service';
 import type { RefreshTokens } from '../tokens/tokens.service';
 import type { Users } from '../users/users.service';
@@ -20,6 +21,7 @@ export class Login {
     private readonly accessTokens: AccessTokenIssuer,
     private readonly audit: AuditLog,
     private readonly passwords: PasswordWork,
+    private readonly teams: Teams,
   ) {}
 
   /** A whole password login holds one password-work slot: past the queue it is refused (503) before it counts against the account. */
@@ -46,7 +48,7 @@ export class Login {
       throw invalidCredentials();
     }
     await this.lockout.reset(input.username);
-    const tokens = await this.refreshTokens.issue(user, { clientId: input.client_id, scope: PASSWORD_SCOPE });
+    const tokens = await this.refreshTokens.issue({ ...user, teams: await this.teams.claimsOf(user.id) }, { clientId: input.client_id, scope: PASSWORD_SCOPE });
     await this.users.markLoggedIn(user.id);
     await this.audit.record({ eventType: 'login_success', userId: user.id, clientId: input.client_id, ...origin, metadata: { method: 'password' } });
     return {

@@ -4,6 +4,7 @@ import type { AuditLog, AuditOrigin } from '../audit/audit.service';
 import type { AuthConfig } from '../service';
 import { pkceChallenge } from '../crypto/opaque-tokens';
 import type { SecretBox } from '../crypto/secret-box';
+import type { Teams } from '../teams/teams.service';
 import { invalidGrant, type RefreshTokens } from '../tokens/tokens.service';
 import type { OAuthRepository } from './oauth.repository';
 import { oauthError, type IdpClient, type IdpIdentity, type IdpTokens } from './idp-client';
@@ -46,6 +47,7 @@ export class OAuthFlow {
     private readonly box: SecretBox,
     private readonly audit: AuditLog,
     private readonly config: AuthConfig,
+    private readonly teams: Teams,
   ) {}
 
   private async provider(name: string): Promise<ProviderConfig> {
@@ -121,8 +123,12 @@ export class OAuthFlow {
       throw await fail('no_mapped_group', oauthError(403, 'access_denied', 'None of your identity-provider groups grants access to the platform'));
     }
     const user = await this.upsertUser(provider.name, identity, access);
+    await this.teams.syncIdpMemberships(user.id, provider.name, access.teams);
     await this.storeIdpTokens(user.id, provider.name, idpTokens);
-    const tokens = await this.refreshTokens.issue(user, { clientId: input.client_id, scope: idpTokens.scope ?? pending.scope, provider: provider.name });
+    const tokens = await this.refreshTokens.issue(
+      { ...user, teams: await this.teams.claimsOf(user.id) },
+      { clientId: input.client_id, scope: idpTokens.scope ?? pending.scope, provider: provider.name },
+    );
     await this.audit.record({
       eventType: 'oauth_login_success',
       userId: user.id,

@@ -49,8 +49,15 @@ export class RefreshTokensUnit implements RefreshTokenSink {
     return Boolean(await this.tx.refreshToken.findFirst({ where: { parentId: id, usedAt: { not: null } }, select: { id: true } }));
   }
 
-  user(id: string) {
-    return this.tx.user.findUnique({ where: { id } });
+  /** The user with the teams their next token carries. */
+  async userWithTeams(id: string) {
+    const user = await this.tx.user.findUnique({
+      where: { id },
+      include: { memberships: { select: { teamId: true, role: true }, orderBy: { teamId: 'asc' } } },
+    });
+    if (!user) return null;
+    const { memberships, ...rest } = user;
+    return { ...rest, teams: memberships.map((membership) => ({ id: membership.teamId, role: membership.role })) };
   }
 
   async markUsed(id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { publishRevocation } from '@platform/jwt';
+import type { TeamMembershipClaim } from '@platform/contracts';
 import { ApiError } from '@platform/http';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,8 @@ export interface SessionUser {
   name: string | null;
   roles: string[];
   permissions: string[];
+  /** The user's teams as the token carries them (read at every issue, so a change shows in the next token). */
+  teams: TeamMembershipClaim[];
 }
 
 export interface SessionTokens {
@@ -58,6 +61,7 @@ export class RefreshTokens {
       roles: user.roles,
       permissions: user.permissions,
       user: { id: user.id, email: user.email, name: user.name },
+      teams: user.teams,
       scope: session.scope,
       clientId: session.clientId,
     });
@@ -88,7 +92,7 @@ export class RefreshTokens {
       if (row.revokedAt) return { kind: 'revoked' as const, row };
       if (row.expiresAt <= new Date()) return { kind: 'expired' as const, row };
       if (row.usedAt && !(await this.withinGrace(tx, row))) return { kind: 'reused' as const, row };
-      const user = await tx.user(row.userId);
+      const user = await tx.userWithTeams(row.userId);
       if (!user || user.disabled) return { kind: 'user_gone' as const, row };
       if (!row.usedAt) await tx.markUsed(row.id);
       const tokens = await this.issue(user, { clientId: row.clientId, scope: row.scope, provider: row.provider, familyId: row.familyId, parentId: row.id }, tx);

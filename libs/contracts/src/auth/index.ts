@@ -1,3 +1,4 @@
 export * from './admin';
 export * from './oauth';
 export * from './tokens';
+export * from './teams';
