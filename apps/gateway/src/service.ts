@@ -204,7 +204,7 @@ export const gatewayService = defineService({
     cmsRoutes(api, cmsService);
     studioRoutes(api, studio);
     scmRoutes(api, new ScmService(scm));
-    discoveryRoutes(api, new DiscoveryService({ registry, mesh, mcpRegistry, serviceToken: ownToken }));
+    discoveryRoutes(api, new DiscoveryService({ registry, mesh, mcpRegistry, delegate }));
     replyRoutes(api, replies, agents, studio);
 
     const exchange = new ApiKeyExchange(new AuthClient({ baseUrl: config.AUTH_URL, timeoutMs: 5000 }), {

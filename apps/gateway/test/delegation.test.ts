@@ -56,6 +56,21 @@ describe('delegated identity in the saga and execute', () => {
     expect(g.fakes.exchanges.filter((exchange) => exchange.subject === user)).toEqual([{ subject: user, actor: gatewaySub }]);
   });
 
+  it('discovers as the caller: the mesh and mcp-registry list what the user may read, not what the gateway may', async () => {
+    const user = uniqueName('carol');
+    const before = { mesh: g.fakes.mesh.requests.length, mcp: g.fakes.mcpRegistry.requests.length };
+    const found = await request(g.app)
+      .get('/api/v1/registry/discover')
+      .set('Authorization', g.issuer.bearer(['registry:read', 'mesh:read', 'mcp:read'], { sub: user }));
+    expect(found.status).toBe(200);
+    const asked = [...g.fakes.mesh.requests.slice(before.mesh), ...g.fakes.mcpRegistry.requests.slice(before.mcp)];
+    expect(asked.length).toBe(2);
+    expect(callers(asked)).toEqual([
+      { sub: user, actor: gatewaySub },
+      { sub: user, actor: gatewaySub },
+    ]);
+  });
+
   it('leaves nothing behind when auth refuses the exchange: 502 naming auth, no agent', async () => {
     g.fakes.auth.fail('POST', '^/api/v1/auth/token', 403);
     try {

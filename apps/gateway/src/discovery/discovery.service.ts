@@ -25,12 +25,20 @@ const McpHits = z.object({
  */
 export class DiscoveryService {
   constructor(
-    private readonly deps: { registry: RegistryClient; mesh: MeshClient; mcpRegistry: McpRegistryClient; serviceToken: () => Promise<string | undefined> },
+    private readonly deps: {
+      registry: RegistryClient;
+      mesh: MeshClient;
+      mcpRegistry: McpRegistryClient;
+      /** The caller's token delegated to the gateway (AgentDependencies.delegate): each source lists what the caller may read. */
+      delegate: (userToken: string) => Promise<string>;
+    },
   ) {}
 
   async discover(caller: Caller, query: z.infer<typeof gateway.DiscoverQuery>) {
     const user = { bearer: caller.bearer };
-    const service = { bearer: (await this.deps.serviceToken()) ?? caller.bearer };
+    // The mesh and mcp-registry scope their lists to who asks: asked as the caller, never with the
+    // gateway's own key, they show exactly what the caller would see asking them directly.
+    const service = { bearer: await this.deps.delegate(caller.bearer) };
     const framework = query.framework?.toLowerCase();
     const asks: Record<Source, Promise<Item[]>> = {
       // The calls of RegistryClient.list and McpRegistryClient.discover, with the lean schemas above.
