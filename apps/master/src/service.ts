@@ -1,4 +1,4 @@
-import { serviceApiKeyToken } from '@platform/clients';
+import { serviceApiKeyToken, TokenExchanger } from '@platform/clients';
 import { env } from '@platform/config';
 import { ApiRouter, rateLimit } from '@platform/http';
 import { SECURITY_CAPABILITIES } from '@platform/manifest';
@@ -31,6 +31,7 @@ import { OrchestrationRepository } from './orchestration/orchestration.repositor
 import { OrchestrationService } from './orchestration/orchestration.service';
 import { specificationRoutes } from './specification/specification.router';
 import { SpecificationService } from './specification/specification.service';
+import { actingFor } from './upstream/acting-for';
 import { HttpRegistryApi } from './upstream/registry-api';
 import { HttpWorkersApi } from './upstream/workers-api';
 
@@ -67,7 +68,10 @@ export const masterService = defineService({
     MASTER_FEDERATION_TIMEOUT_MS: env.ms(10_000),
     /** Encrypts the peers' join tokens at rest; required in production. */
     MASTER_SECRET_KEY: z.string().min(16).default(DEVELOPMENT_SECRET),
-    /** The master's own API key (issued by auth), for calls made for no user: the scheduled execution sync. */
+    /**
+     * The master's own API key (issued by auth): the actor of the tokens delegated for users (needs
+     * `tokens:exchange`) and the token of calls made for no user (the scheduled execution sync).
+     */
     MASTER_API_KEY: z.string().min(1).optional(),
     MASTER_EXECUTION_SYNC_SECONDS: env.seconds(15),
   },
@@ -95,6 +99,10 @@ export const masterService = defineService({
     const token = config.MASTER_API_KEY ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.MASTER_API_KEY, clientId: 'master' }) : undefined;
     const registry = new HttpRegistryApi({ url: config.REGISTRY_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS, token });
     const workers = new HttpWorkersApi({ url: config.WORKERS_URL, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS, token });
+    // Runs and publications made for a user carry a token auth delegated for them (RFC 8693), the master's key as the actor.
+    const actFor = actingFor(
+      token ? new TokenExchanger({ authUrl: config.AUTH_URL, serviceToken: token, timeoutMs: config.MASTER_UPSTREAM_TIMEOUT_MS }) : undefined,
+    );
     // The record of the policies in force is informational (the API serves them from memory): a
     // failed write, such as a deadlock between instances starting together, must not stop start-up.
     if (infra.role !== 'worker')
@@ -120,7 +128,7 @@ export const masterService = defineService({
     }
 
     const orchestrationRepository = new OrchestrationRepository(db, events);
-    const orchestration = new OrchestrationService(orchestrationRepository, agentsRepository, workers, config.MASTER_AVAILABLE_CAPABILITIES, logger);
+    const orchestration = new OrchestrationService(orchestrationRepository, agentsRepository, workers, config.MASTER_AVAILABLE_CAPABILITIES, logger, actFor);
     const executionQueue = infra.queues.producer(executionSyncQueue);
     // Executions are mirrored on read; with a service API key they are also mirrored on a schedule.
     const executionWorker = token ? infra.queues.process(executionSyncQueue, () => orchestration.syncUnfinished(), { concurrency: 1 }) : undefined;
@@ -139,13 +147,9 @@ export const masterService = defineService({
       workers: () => workers.ready(),
     };
     agentRoutes(api, agents, limit);
-    orchestrationRoutes(
-      api,
-      new OrchestrationService(new OrchestrationRepository(db, events), agentsRepository, workers, config.MASTER_AVAILABLE_CAPABILITIES, logger),
-      limit,
-    );
+    orchestrationRoutes(api, orchestration, limit);
     specificationRoutes(api, new SpecificationService(), limit);
-    certificationRoutes(api, new CertificationService(new CertificationRepository(db, events), agents, registry), limit);
+    certificationRoutes(api, new CertificationService(new CertificationRepository(db, events), agents, registry, actFor), limit);
     governanceRoutes(api, new GovernanceService(policies, agents), limit);
     federationRoutes(api, federation, limit);
     monitoringRoutes(api, new MonitoringService(new MonitoringRepository(db), events, [syncQueue.queue, executionQueue.queue], probes), limit);

@@ -3,8 +3,15 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** The claims of a bearer token, unverified: the fake only reports whose token it was sent. */
-export function claimsOf(authorization: string | undefined): { sub?: string; act?: { sub: string } } {
+export interface SeenClaims {
+  sub?: string;
+  act?: { sub: string; client_id?: string };
+  permissions?: string[];
+  teams?: Array<{ id: string; role: 'viewer' | 'editor' | 'admin' }>;
+}
+
+/** The claims of a bearer token, unverified: the fakes only report whose token they were sent. */
+export function claimsOf(authorization: string | undefined): SeenClaims {
   const payload = authorization?.replace(/^Bearer\s+/i, '').split('.')[1];
   return payload ? JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) : {};
 }

@@ -2,6 +2,7 @@ import type { master } from '@platform/contracts';
 import { badRequest, conflict } from '@platform/http';
 import { rules, type Caller } from '../access';
 import { changeable, type AgentsService } from '../agents/agents.service';
+import type { ActingFor } from '../upstream/acting-for';
 import type { RegistryApi } from '../upstream/registry-api';
 import type { CertificationRepository, CertificationRow } from './certification.repository';
 
@@ -27,14 +28,16 @@ function view(row: CertificationRow): master.Certification {
 
 /**
  * Certification goes through the registry, which owns the one certification engine: the agent's
- * manifest is published there when its version is not yet, then certification is requested. The
- * caller's token is forwarded, so the registry judges the caller's own permissions.
+ * manifest is published there when its version is not yet, then certification is requested, with
+ * a token delegated for the caller (or theirs forwarded): the registry judges the caller's own
+ * permissions, and what is published there is theirs.
  */
 export class CertificationService {
   constructor(
     private readonly certifications: CertificationRepository,
     private readonly agents: AgentsService,
     private readonly registry: RegistryApi,
+    private readonly actFor: ActingFor,
   ) {}
 
   async request(who: Caller, agentId: string, requestedVersion?: string): Promise<master.Certification> {
@@ -61,10 +64,11 @@ export class CertificationService {
     }
     if (issues.length > 0) throw badRequest('The agent cannot be certified as declared', { issues });
     const version = manifest.metadata!.version!;
-    if (!(await this.registry.hasVersion(who.authorization, agent.namespace, agent.name, version))) {
-      await this.registry.publish(who.authorization, agent.manifest as object);
+    const authorization = await this.actFor(who);
+    if (!(await this.registry.hasVersion(authorization, agent.namespace, agent.name, version))) {
+      await this.registry.publish(authorization, agent.manifest as object);
     }
-    const certification = await this.registry.requestCertification(who.authorization, agent.namespace, agent.name, version);
+    const certification = await this.registry.requestCertification(authorization, agent.namespace, agent.name, version);
     return view(await this.certifications.create(agent.id, certification, who.sub, { owner: agent.owner, team: agent.team }));
   }
 

@@ -4,6 +4,7 @@ import type { Logger } from '@platform/telemetry';
 import { rules, type Caller } from '../access';
 import type { AgentsRepository } from '../agents/agents.repository';
 import { canReadAgent } from '../agents/agents.service';
+import type { ActingFor } from '../upstream/acting-for';
 import type { WorkersApi } from '../upstream/workers-api';
 import type { ExecutionRow, OrchestrationRepository } from './orchestration.repository';
 import { executionView, workflowView } from './orchestration.view';
@@ -16,6 +17,12 @@ function manifestEndpoint(manifest: unknown): string | undefined {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** Whether the caller is an editor or admin of the team, as their token says. */
+function editsTeam(who: Caller, team: string): boolean {
+  const role = who.teams?.find((membership) => membership.id === team)?.role;
+  return role === 'editor' || role === 'admin';
+}
 
 /** Maps the words an engine may use onto the master's execution states. */
 export function executionState(word: string): master.ExecutionState {
@@ -36,6 +43,7 @@ export class OrchestrationService {
     private readonly workers: WorkersApi,
     private readonly availableCapabilities: readonly string[],
     private readonly logger: Logger,
+    private readonly actFor: ActingFor,
   ) {}
 
   async list(who: Caller, query: { limit: number; offset: number; q?: string }) {
@@ -118,15 +126,19 @@ export class OrchestrationService {
       input: fillInputs(step.inputs, inputs, `body.inputs (steps.${i}.inputs)`, missing) as Record<string, unknown>,
     }));
     if (missing.length > 0) throw badRequest('Inputs of the workflow are missing', { issues: missing });
+    // The run on workers is the caller's: created with a token delegated for them, before anything is recorded.
+    const authorization = await this.actFor(who);
     const stepStates = steps.map((step) => ({ id: step.id, agentId: step.agentId, state: 'pending' }));
     const created = await this.repository.createExecution(workflow, inputs, stepStates, who.sub, { owner: who.sub, team: workflow.team });
     if (!created.execution) throw conflict('Agents of the workflow no longer exist', { agentIds: created.missing });
     const agents = new Map((await this.agents.findMany(workflow.agentIds)).map((agent) => [agent.id, agent]));
     let submitted: { workflowId: string; state: string };
     try {
-      submitted = await this.workers.submit(who.authorization, {
+      submitted = await this.workers.submit(authorization, {
         // One workers definition per master workflow, each execution a run of it.
         name: `master.${workflow.id}`,
+        // Shared there with the workflow's team too, when the caller may share with it (workers checks the same rule).
+        ...(workflow.team && editsTeam(who, workflow.team) && { team: workflow.team }),
         steps: filled.map(({ step, input }) => {
           const agent = agents.get(step.agentId)!;
           return {
