@@ -29,6 +29,8 @@ import { executionRoutes } from './executions/executions.router';
 import { LocalEnds } from './executions/local-ends';
 import { EXECUTION_JOB_OPTIONS, ExecutionsService } from './executions/executions.service';
 import { createStreams } from './executions/stream';
+import { ExpressionPool } from './expressions/expression-pool';
+import { Expressions } from './expressions/expressions';
 import { SecretBox } from './webhooks/secret-box';
 import { Webhooks } from './webhooks/webhooks';
 import { WorkflowsRepository } from './workflows/workflows.repository';
@@ -60,6 +62,12 @@ export const workflowEngineService = defineService({
     WORKFLOW_ENGINE_RATE_LIMIT: env.int(200, { min: 1 }),
     WORKFLOW_ENGINE_RATE_BURST: env.int(300, { min: 1 }),
     WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS: env.int(20_000, { min: 1, max: 1_000_000 }),
+    /** Processes that evaluate JSONata (Condition nodes), each one expression at a time. */
+    WORKFLOW_ENGINE_EXPRESSION_PROCESSES: env.int(2, { min: 1, max: 32 }),
+    /** Longest one expression may run; it is stopped (EXPRESSION_TIMEOUT) and its process replaced. */
+    WORKFLOW_ENGINE_EXPRESSION_TIMEOUT_MS: env.ms(1000),
+    /** Heap of each expression process; an expression past it is stopped (EXPRESSION_MEMORY). */
+    WORKFLOW_ENGINE_EXPRESSION_MEMORY_MB: env.int(64, { min: 16, max: 4096 }),
     LOCAL_MODELS_URL: z.string().url().default('http://127.0.0.1:3011'),
     MCP_REGISTRY_URL: z.string().url().default('http://127.0.0.1:3000'),
     DEFAULT_MODEL: z.string().default('llama3.2'),
@@ -135,6 +143,20 @@ export const workflowEngineService = defineService({
       config.EMBEDDING_MODEL,
       config.WORKFLOW_ENGINE_VECTOR_MAX_DOCUMENTS,
     );
+    // JSONata runs in child processes with a budget (see ExpressionPool); only workers evaluate.
+    const expressions = new ExpressionPool(
+      {
+        size: config.WORKFLOW_ENGINE_EXPRESSION_PROCESSES,
+        timeoutMs: config.WORKFLOW_ENGINE_EXPRESSION_TIMEOUT_MS,
+        memoryMb: config.WORKFLOW_ENGINE_EXPRESSION_MEMORY_MB,
+        maxResultBytes: 1_000_000,
+        queueTimeoutMs: 30_000,
+      },
+      logger,
+    );
+    if (infra.role !== 'api') expressions.start();
+    const inlineOrBudgeted = new Expressions(expressions);
+    infra.onShutdown('expression processes', () => expressions.close(), ShutdownPriority.components);
     const events = new EventBus(infra.redis, logger);
     await events.start();
     infra.onShutdown('event bus', () => events.close(), ShutdownPriority.components);
@@ -162,6 +184,7 @@ export const workflowEngineService = defineService({
         defaultModel: config.DEFAULT_MODEL,
         embeddingModel: config.EMBEDDING_MODEL,
         vectors: collections.readableBy(run.scope),
+        expressions: inlineOrBudgeted,
       }),
       logger,
       localEnds,

@@ -1,6 +1,7 @@
 import type { JsonApiCmsClient, LocalModelsClient, McpRegistryClient, ServiceClient } from '@platform/clients';
 import type { workflowEngine } from '@platform/contracts';
 import type { z } from 'zod';
+import type { ExpressionEvaluator } from '../expressions/expression-pool';
 
 type ComponentType = workflowEngine.ComponentType;
 
@@ -19,6 +20,8 @@ export interface ComponentContext {
   defaultModel: string;
   embeddingModel: string;
   vectors: VectorStore;
+  /** JSONata, evaluated off the event loop with a time and memory budget. */
+  expressions: ExpressionEvaluator;
   /** Runs another component (Loop bodies, Parallel tasks), templates already resolved. */
   runComponent: (type: string, data: Record<string, unknown>) => Promise<ComponentResult>;
 }

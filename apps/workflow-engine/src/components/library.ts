@@ -1,8 +1,8 @@
 import { JsonApiCmsClient } from '@platform/clients';
 import type { workflowEngine } from '@platform/contracts';
-import jsonata from 'jsonata';
 import { z } from 'zod';
 import { defineComponent, type ComponentContext, type ComponentDefinition } from './component';
+import { ExpressionBudgetError } from '../expressions/expression-pool';
 import { configError, NodeError } from './node-error';
 
 type ComponentType = workflowEngine.ComponentType;
@@ -48,17 +48,13 @@ async function callTool(context: ComponentContext, connectionId: string | undefi
   return { id, answer };
 }
 
-// Parsed JSONata expressions, reused across runs (evaluation keeps no state in the expression).
-const expressions = new Map<string, ReturnType<typeof jsonata>>();
-function compiled(source: string): ReturnType<typeof jsonata> {
-  let expression = expressions.get(source);
-  if (!expression) {
-    expression = jsonata(source);
-    if (expressions.size >= 1000) expressions.delete(expressions.keys().next().value as string);
-    expressions.set(source, expression);
-  }
-  return expression;
-}
+/** The node error of an expression stopped for its budget: not retried, it would spend it again. */
+const BUDGET_CODES: Record<string, string> = {
+  timeout: 'EXPRESSION_TIMEOUT',
+  memory: 'EXPRESSION_MEMORY',
+  result: 'EXPRESSION_MEMORY',
+  crashed: 'EXPRESSION_MEMORY',
+};
 
 const entityView = (resource: { id: string; type: string; attributes: Record<string, unknown> }) => ({
   id: resource.id,
@@ -340,11 +336,16 @@ const components: ComponentDefinition[] = [
     input: z.object({ condition: z.string().min(1).max(4000), input: z.unknown().optional() }),
     outputs: ['result', 'value'],
     typicalSeconds: 0,
-    async run(data) {
+    async run(data, context) {
       let value: unknown;
       try {
-        value = await compiled(data.condition).evaluate(data.input ?? {});
+        value = await context.expressions.evaluate(data.condition, data.input ?? {});
       } catch (error) {
+        if (error instanceof ExpressionBudgetError) {
+          // No free evaluator in time is the engine's state, not the expression's: worth another attempt.
+          if (error.limit === 'unavailable') throw new NodeError('EXPRESSION_UNAVAILABLE', error.message, true);
+          throw new NodeError(BUDGET_CODES[error.limit], `The condition was stopped: ${error.message}`, false);
+        }
         throw new NodeError('CONDITION_ERROR', `The condition could not be evaluated: ${(error as Error).message}`, false);
       }
       return { output: { result: Boolean(value), value: value ?? null } };
