@@ -71,6 +71,8 @@ export const meshService = defineService({
     MESH_NODE_STALE_MS: env.ms(15_000),
     /** A Redis command not answered within this fails (503 naming the cache); its connection is replaced. */
     MESH_REDIS_TIMEOUT_MS: env.ms(2_000),
+    /** A delivery in flight on a node that died is taken back this long after its last lock renewal. */
+    MESH_DELIVERY_LOCK_MS: env.ms(15_000),
   },
   database: createDatabase,
   async build(infra) {
@@ -127,6 +129,7 @@ export const meshService = defineService({
       nodeId,
       runsWorkers: infra.role !== 'api',
       concurrency: config.MESH_DELIVERY_CONCURRENCY,
+      lockMs: config.MESH_DELIVERY_LOCK_MS,
       redis,
       settings,
       messages: messageRows,
@@ -175,7 +178,16 @@ export const meshService = defineService({
     });
 
     let httpPort = config.PORT;
-    const grpc = new MeshGrpcServer({ verifier: infra.verifier, agents, messages, hub, state, logger, onSubscribe: async () => undefined });
+    const grpc = new MeshGrpcServer({
+      verifier: infra.verifier,
+      agents,
+      messages,
+      hub,
+      state,
+      logger,
+      // An agent subscribing here may have been left by a dead node nobody took over yet.
+      onSubscribe: (agentId) => recover([agentId]).catch((error) => logger.warn({ err: error, agentId }, 'could not recover deliveries')),
+    });
     const cluster = new ClusterService(
       new ClusterRepository(db, config.MESH_CLUSTER),
       redis,
@@ -191,10 +203,20 @@ export const meshService = defineService({
       logger,
     );
 
+    const recovered = new Set<string>();
+    /** Puts back what a dead node left of these agents' messages (once per agent and process). */
+    const recover = async (agentIds: string[]) => {
+      const fresh = agentIds.filter((id) => !recovered.has(id));
+      if (fresh.length === 0) return;
+      for (const id of fresh) recovered.add(id);
+      const { requeued, dead } = await delivery.recover(await messageRows.pendingOf(fresh));
+      if (requeued + dead > 0) logger.info({ requeued, dead }, 'recovered the deliveries a node left behind');
+    };
     /** Which agents this node owns (checks, HTTP delivery), and their queues' workers. */
     const refreshOwned = async () => {
       const owned = await agentRows.idsOwnedBy(nodeId);
       delivery.setOwned(owned);
+      await recover(owned);
       for (const { agentId } of await messageRows.depth(10_000)) if (owned.includes(agentId)) delivery.ensureWorker(agentId);
       return owned.length;
     };
@@ -230,6 +252,24 @@ export const meshService = defineService({
     await refreshOwned();
     await cluster.start();
     infra.onShutdown('cluster membership', () => cluster.stop(), ShutdownPriority.components);
+
+    // The leader takes over the agents of this cluster's dead nodes by itself (a node killed
+    // without a goodbye): their checks, HTTP deliveries and the messages they left.
+    const clusterNodes = new ClusterRepository(db, config.MESH_CLUSTER);
+    const takeOverDeadNodes = async () => {
+      const before = new Date(Date.now() - config.MESH_NODE_STALE_MS);
+      if (!cluster.isLeader || !(await clusterNodes.hasStale(before))) return;
+      const { result } = await cluster.asLeader((writes) => writes.reconcile(before, { strays: false }));
+      logger.info({ removed: result.removed, reassigned: result.reassigned }, 'took over the agents of dead nodes');
+      await refreshOwned();
+      await bus.publish(channels.ownership);
+    };
+    const takeOver = setInterval(
+      () => void takeOverDeadNodes().catch((error) => logger.warn({ err: error }, 'could not take over dead nodes')),
+      config.MESH_NODE_HEARTBEAT_MS,
+    );
+    takeOver.unref();
+    infra.onShutdown('dead node take-over', () => clearInterval(takeOver), ShutdownPriority.intake);
     if (infra.role !== 'api') {
       health.start();
       infra.onShutdown('health checks', () => health.stop(), ShutdownPriority.intake);
@@ -327,9 +367,10 @@ export const meshService = defineService({
       resync: async () => {
         await settings.reload();
         const snapshot = await routing.rebuild();
+        recovered.clear();
         const owned = await refreshOwned();
-        const ownedIds = await agentRows.idsOwnedBy(nodeId);
-        for (const row of await messageRows.pendingOf([...new Set([...ownedIds, ...hub.agents()])])) await delivery.enqueue(row);
+        // Only what has no job (or a failed one): a message still queued in BullMQ is not sent twice.
+        await recover(hub.agents());
         return { agents: owned, routing_version: snapshot.version, workers: delivery.workerCount };
       },
     });

@@ -82,7 +82,7 @@ describe('the mesh service', () => {
       const res = await request(mesh.app).get(`/api/v1/messages?agent_id=${id}`).set('Authorization', read);
       return res.body.messages?.[0]?.state === 'acked' && res.body.messages[0];
     });
-    expect(stored).toMatchObject({ id: sent.body.id, payload: { hello: 'world' }, attempts: 0 });
+    expect(stored).toMatchObject({ id: sent.body.id, payload: { hello: 'world' }, attempts: 1 });
     // Times are stored in UTC: expiry a day ahead (the default TTL), acknowledged just now.
     expect(Math.abs(Date.parse(stored.expires_at) - Date.now() - 86_400_000)).toBeLessThan(60_000);
     expect(Math.abs(Date.parse(stored.acked_at) - Date.now())).toBeLessThan(60_000);

@@ -21,6 +21,11 @@ export class ClusterRepository {
     private readonly cluster: string,
   ) {}
 
+  /** Whether a node of this cluster has not been seen since `before` (dead, or cut off). */
+  async hasStale(before: Date): Promise<boolean> {
+    return (await this.db.clusterNode.count({ where: { cluster: this.cluster, lastSeenAt: { lt: before } } })) > 0;
+  }
+
   async upsertNode(node: { id: string; host: string; httpPort: number; grpcPort: number }): Promise<void> {
     const now = new Date();
     await this.db.clusterNode.upsert({
@@ -78,7 +83,7 @@ export class FencedWrites {
    * Removes the cluster's nodes not seen since `before` and moves their agents to live nodes, as
    * well as agents whose node is gone without a trace (`known` lists every node id of any cluster).
    */
-  async reconcile(before: Date): Promise<{ removed: string[]; reassigned: number }> {
+  async reconcile(before: Date, options: { strays?: boolean } = {}): Promise<{ removed: string[]; reassigned: number }> {
     const stale = await this.tx.clusterNode.findMany({ where: { cluster: this.cluster, lastSeenAt: { lt: before } }, select: { id: true } });
     const removed = stale.map((node) => node.id);
     if (removed.length > 0) await this.tx.clusterNode.deleteMany({ where: { id: { in: removed } } });
@@ -87,8 +92,9 @@ export class FencedWrites {
     );
     if (live.length === 0) return { removed, reassigned: 0 };
     const known = (await this.tx.clusterNode.findMany({ select: { id: true } })).map((node) => node.id);
+    // `strays: false` (the leader's own reconcile) takes over only the agents of this cluster's dead nodes.
     const orphans = await this.tx.agent.findMany({
-      where: { OR: [{ nodeId: { in: removed } }, { nodeId: { notIn: known } }, { nodeId: null }] },
+      where: { OR: [{ nodeId: { in: removed } }, ...(options.strays === false ? [] : [{ nodeId: { notIn: known } }, { nodeId: null }])] },
       select: { id: true },
       orderBy: { id: 'asc' },
     });

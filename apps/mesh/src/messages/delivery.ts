@@ -5,7 +5,7 @@ import type { SubscriberHub } from '../grpc/subscribers';
 import type { LoadTracker } from '../routing/load';
 import { redisTimeouts, workerConnection } from '../redis';
 import type { SettingsService } from '../settings/settings.service';
-import type { MessagesRepository, NewMessage } from './messages.repository';
+import type { MessageRow, MessagesRepository, NewMessage } from './messages.repository';
 
 /** What a delivery job carries: enough to deliver without reading Postgres again. */
 export interface DeliveryJob {
@@ -25,6 +25,11 @@ export interface DeliveryDeps {
   /** Whether this node delivers to agents it owns over HTTP (the `api` role does not). */
   runsWorkers: boolean;
   concurrency: number;
+  /**
+   * How long a delivery's job stays locked without its worker renewing it: after a node dies, its
+   * deliveries in flight go back to their queue once this has passed (and a check ran).
+   */
+  lockMs: number;
   redis: Redis;
   settings: SettingsService;
   messages: MessagesRepository;
@@ -40,6 +45,10 @@ export interface DeliveryDeps {
 }
 
 const PRESENCE_MS = 30_000;
+const STALLS_BEFORE_DEAD = 5;
+
+/** The attempt a delivery is: failed ones and ones whose node died (stalled) before it. */
+const attemptOf = (job: Job) => job.attemptsMade + (job.stalledCounter ?? 0) + 1;
 const WAIT_FOR_SUBSCRIBER_MS = 1000;
 /** Redis key naming the node where an agent has a Subscribe stream open. */
 export const presenceKey = (agentId: string) => `mesh:subscriber:${agentId}`;
@@ -57,9 +66,9 @@ export class DeliveryService {
   private readonly queues = new Map<string, Queue>();
   private readonly workers = new Map<string, Worker>();
   private readonly owned = new Set<string>();
-  private readonly ackBuffer: string[] = [];
-  private ackTimer?: NodeJS.Timeout;
-  private flushing = Promise.resolve();
+  /** Acknowledgements waiting to be written together (a few ms), and the write of the one before. */
+  private ackBatch?: { items: Array<{ id: string; attempt: number }>; flush: () => void; written: Promise<void> };
+  private flushing: Promise<void> = Promise.resolve();
   private paused = false;
   private closed = false;
   private presenceTimer?: NodeJS.Timeout;
@@ -152,6 +161,11 @@ export class DeliveryService {
       connection: workerConnection(this.deps.redisUrl),
       concurrency: this.deps.concurrency,
       autorun: !this.paused,
+      // A job whose worker died (kill -9, a lost node) is taken back after its lock expires and
+      // delivered again; a message whose delivery kills its node again and again ends up dead.
+      lockDuration: this.deps.lockMs,
+      stalledInterval: this.deps.lockMs,
+      maxStalledCount: STALLS_BEFORE_DEAD,
     });
     worker.on('failed', (job, error) => void this.failed(agentId, job, error));
     worker.on('error', (error) => this.deps.logger.warn({ err: error, agentId }, 'delivery worker error'));
@@ -181,7 +195,7 @@ export class DeliveryService {
 
   private async process(agentId: string, job: Job<DeliveryJob>, token?: string): Promise<void> {
     const message = job.data;
-    const attempt = job.attemptsMade + 1;
+    const attempt = attemptOf(job);
     if (message.expires_at !== null && message.expires_at < Date.now()) {
       await this.deps.messages.markExpired(message.id);
       this.deps.tracker.finished(agentId);
@@ -225,40 +239,82 @@ export class DeliveryService {
       );
     }
     this.deps.tracker.finished(agentId, performance.now() - started);
-    this.acked(message.id);
+    // Postgres, the record of truth, has the acknowledgement before the job completes: a node dying
+    // in between leaves the job to be taken back, never a message queued in Postgres with no job.
+    await this.acked(message.id, attempt);
   }
 
   private async failed(agentId: string, job: Job<DeliveryJob> | undefined, error: Error): Promise<void> {
     if (!job || error instanceof DelayedError) return;
     const reason = error.message || String(error);
     try {
-      if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      const attempts = attemptOf(job) - 1;
+      // Out of attempts, or failed for good otherwise (stalled too often: its node kept dying).
+      if (job.attemptsMade >= (job.opts.attempts ?? 1) || (await job.isFailed().catch(() => false))) {
         this.deps.tracker.finished(agentId);
-        await this.deps.messages.markDead(job.data.id, job.attemptsMade, reason);
+        await this.deps.messages.markDead(job.data.id, attempts, reason);
       } else {
-        await this.deps.messages.markAttempt(job.data.id, job.attemptsMade, reason);
+        await this.deps.messages.markAttempt(job.data.id, attempts, reason);
       }
     } catch (stateError) {
       this.deps.logger.warn({ err: stateError, messageId: job.data.id }, 'could not record a delivery failure');
     }
   }
 
-  /** Acknowledgements are written to Postgres in small batches. */
-  private acked(id: string): void {
-    this.ackBuffer.push(id);
-    if (this.ackBuffer.length >= 200) void this.flushAcks();
-    else this.ackTimer ??= setTimeout(() => void this.flushAcks(), 5);
+  /** Acknowledgements are written to Postgres in small batches; resolves once this one is written. */
+  private acked(id: string, attempt: number): Promise<void> {
+    let batch = this.ackBatch;
+    if (!batch) {
+      const items: Array<{ id: string; attempt: number }> = [];
+      let start!: () => void;
+      const due = new Promise<void>((resolve) => (start = resolve));
+      const timer = setTimeout(() => start(), 5);
+      const created = {
+        items,
+        flush: () => {
+          clearTimeout(timer);
+          start();
+        },
+        written: due.then(() => {
+          if (this.ackBatch === created) this.ackBatch = undefined;
+          this.flushing = this.flushing.catch(() => undefined).then(() => this.deps.messages.markAcked(items, new Date()));
+          return this.flushing;
+        }),
+      };
+      batch = this.ackBatch = created;
+    }
+    batch.items.push({ id, attempt });
+    if (batch.items.length >= 200) batch.flush();
+    return batch.written;
   }
 
-  flushAcks(): Promise<void> {
-    clearTimeout(this.ackTimer);
-    this.ackTimer = undefined;
-    const ids = this.ackBuffer.splice(0);
-    if (ids.length === 0) return this.flushing;
-    this.flushing = this.flushing
-      .then(() => this.deps.messages.markAcked(ids, new Date()))
-      .catch((error) => this.deps.logger.warn({ err: error, count: ids.length }, 'could not record acknowledgements'));
-    return this.flushing;
+  /** Writes the acknowledgements waiting now. */
+  async flushAcks(): Promise<void> {
+    const batch = this.ackBatch;
+    batch?.flush();
+    await batch?.written.catch((error) => this.deps.logger.warn({ err: error }, 'could not record acknowledgements'));
+    await this.flushing.catch(() => undefined);
+  }
+
+  /**
+   * After a node died: messages Postgres still has as pending get their job back if it was never
+   * added (stored, then the node died before queueing it), and those whose job failed for good
+   * become dead letters (the node died before recording it). Jobs still waiting, delayed or active
+   * are left to the workers (an active one whose node died is taken back when its lock expires).
+   */
+  async recover(rows: readonly MessageRow[]): Promise<{ requeued: number; dead: number }> {
+    const missing: MessageRow[] = [];
+    let dead = 0;
+    for (const row of rows) {
+      const job = await this.queue(row.agentId).getJob(row.id);
+      if (!job) missing.push(row);
+      else if ((await job.getState()) === 'failed') {
+        await this.deps.messages.markDead(row.id, attemptOf(job) - 1, job.failedReason || 'delivery failed');
+        dead += 1;
+      }
+    }
+    if (missing.length > 0) await this.enqueueMany(missing);
+    return { requeued: missing.length, dead };
   }
 
   private async subscriptionChanged(agentId: string, present: boolean): Promise<void> {

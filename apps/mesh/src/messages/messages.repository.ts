@@ -100,12 +100,14 @@ export class MessagesRepository {
     }
   }
 
-  async markAcked(ids: string[], at: Date): Promise<void> {
-    if (ids.length === 0) return;
+  /** Acknowledged deliveries, each with the attempt that delivered it (so `attempts` says how many it took). */
+  async markAcked(acks: ReadonlyArray<{ id: string; attempt: number }>, at: Date): Promise<void> {
+    if (acks.length === 0) return;
     await this.db.$executeRaw`
-      UPDATE mesh.messages SET state = 'acked', "ackedAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC',
+      UPDATE mesh.messages m SET state = 'acked', attempts = a.attempt, "ackedAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC',
         "deliveredAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC', "updatedAt" = ${at.toISOString()}::timestamptz AT TIME ZONE 'UTC'
-      WHERE id = ANY(${ids}::uuid[]) AND state IN ('queued', 'delivering')`;
+      FROM unnest(${acks.map((a) => a.id)}::uuid[], ${acks.map((a) => a.attempt)}::int[]) AS a(id, attempt)
+      WHERE m.id = a.id AND m.state IN ('queued', 'delivering')`;
   }
 
   async markAttempt(id: string, attempts: number, error: string): Promise<void> {
