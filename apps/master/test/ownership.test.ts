@@ -77,6 +77,7 @@ describe('who owns what in the master', () => {
     expect((await request(h.app).post(`/api/v1/agents?team=${team}`).set('Authorization', viewer()).send(manifest())).status).toBe(403);
     expect((await request(h.app).post(`/api/v1/agents?team=${team}`).set('Authorization', bob()).send(manifest())).status).toBe(403);
     expect((await request(h.app).post('/api/v1/agents?team=').set('Authorization', alice()).send(manifest())).status).toBe(400);
+    expect((await request(h.app).post('/api/v1/agents?team=a%20b').set('Authorization', alice()).send(manifest())).status).toBe(400);
   });
 
   it("does not let bob run alice's orchestration, nor read its execution, nor compose her private agent into his own", async () => {

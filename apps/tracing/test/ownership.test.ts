@@ -63,6 +63,7 @@ describe('who owns what in tracing', () => {
     expect(listed.some((item) => item.id === evaluation.body.id)).toBe(false);
     expect((await post('/api/datasets', viewer(), { name: uniqueName('x'), data: [{ input: 1 }], team })).status).toBe(403);
     expect((await post('/api/datasets', bob(), { name: uniqueName('x'), data: [{ input: 1 }], team })).status).toBe(403);
+    expect((await post('/api/datasets', alice(), { name: uniqueName('x'), data: [{ input: 1 }], team: 'not a team id' })).status).toBe(400);
   });
 
   it("does not show bob alice's projection", async () => {

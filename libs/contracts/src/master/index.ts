@@ -68,7 +68,11 @@ export const AgentPage = z.object({ items: z.array(Agent), total: z.number().int
 export type AgentPage = z.infer<typeof AgentPage>;
 
 /** A team id in a create request: the new resource is shared with that team (the caller must be one of its editors). */
-export const TeamId = z.string().min(1).max(200).regex(PLAIN_TEXT, 'no control characters');
+export const TeamId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'a team id');
 /** The query of `POST /agents`, whose body is the manifest itself. */
 export const AgentCreateQuery = z.object({ team: TeamId.optional() }).strict();
 

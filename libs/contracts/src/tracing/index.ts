@@ -157,7 +157,11 @@ export const DeleteTracesQuery = z
 export const DeleteResult = z.object({ traces_deleted: z.number(), spans_deleted: z.number() });
 
 /** A team id in a create request: the new resource is shared with that team (the caller must be one of its editors). */
-export const TeamId = plain(200);
+export const TeamId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'a team id');
 
 // Embeddings
 export const EmbeddingFilter = z.object({ project: ProjectName.optional(), model: plain(256).optional() });
