@@ -69,33 +69,37 @@ describe('a cluster of mesh nodes', () => {
     expect(await repository.currentFence()).toBe(next.fencing_token);
   });
 
-  it('forces an election, reconciles stale nodes and their agents, and resyncs from Postgres', async () => {
+  it("forces an election, takes over a dead node's agents by itself, reconciles stray agents, and resyncs from Postgres", async () => {
     const node = a;
     const before = await status(node);
     const elected = await request(node.app).post('/api/v1/cluster/leader/elect').set('Authorization', admin);
     expect(elected.status).toBe(200);
     expect(elected.body.is_leader).toBe(true);
     expect(elected.body.fencing_token).toBeGreaterThan(before.fencing_token ?? 0);
+    const liveId = (await status(node)).node_id;
 
+    // A node of this cluster that died without a goodbye: the leader takes its agents over on its own.
     const staleNode = uniqueName('gone');
     const agentId = uniqueName('orphan');
     await node.infra.db.clusterNode.create({
       data: { id: staleNode, cluster: node.cluster, host: 'gone', httpPort: 1, grpcPort: 2, lastSeenAt: new Date(Date.now() - 60_000) },
     });
     await node.infra.db.agent.create({ data: { id: agentId, name: 'orphan', namespace: 'default', capabilities: [], nodeId: staleNode } });
+    await eventually(async () => (await node.infra.db.agent.findUnique({ where: { id: agentId } }))?.nodeId === liveId);
     const listed = await request(node.app).get('/api/v1/cluster/nodes').set('Authorization', read);
-    expect(listed.body.nodes).toContainEqual(expect.objectContaining({ id: staleNode, alive: false, agents: 1 }));
+    expect(listed.body.nodes.map((n: { id: string }) => n.id)).not.toContain(staleNode);
+
+    // An agent whose node left no trace is an operator's call: POST /cluster/reconcile takes it over.
+    const stray = uniqueName('stray');
+    await node.infra.db.agent.create({ data: { id: stray, name: 'stray', namespace: 'default', capabilities: [], nodeId: uniqueName('nowhere') } });
     const reconciled = await request(node.app).post('/api/v1/cluster/reconcile').set('Authorization', admin);
     expect(reconciled.status).toBe(200);
-    expect(reconciled.body.removed_nodes).toEqual([staleNode]);
     expect(reconciled.body.reassigned_agents).toBeGreaterThanOrEqual(1);
-    expect((await node.infra.db.agent.findUnique({ where: { id: agentId } }))?.nodeId).toBe((await status(node)).node_id);
+    expect((await node.infra.db.agent.findUnique({ where: { id: stray } }))?.nodeId).toBe(liveId);
 
     const resync = await request(node.app).post('/api/v1/cluster/resync').set('Authorization', admin);
     expect(resync.status).toBe(200);
     expect(resync.body.agents).toBeGreaterThanOrEqual(1);
-    await request(node.app)
-      .delete(`/api/v1/agents/${agentId}`)
-      .set('Authorization', await bearer(['mesh:write']));
+    for (const id of [agentId, stray]) await request(node.app).delete(`/api/v1/agents/${id}`).set('Authorization', admin);
   });
 });
