@@ -1,3 +1,4 @@
+import { UpstreamError } from '@platform/clients';
 import type { master } from '@platform/contracts';
 import { ApiError, badRequest, conflict } from '@platform/http';
 import type { Logger } from '@platform/telemetry';
@@ -189,7 +190,10 @@ export class OrchestrationService {
       return await this.repository.updateExecution(row, { state: executionState(run.state), steps, error: run.error ?? null, synced: true }, null);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) throw error;
-      this.logger.warn({ err: error, execution: row.id }, 'workers did not report the execution; keeping its last mirrored state');
+      // The scheduled sync's own key reads only the runs its permissions reach (workers:admin reaches
+      // all): a user's run it cannot see is mirrored when the user reads it, not an outage to warn of.
+      const unseen = authorization === undefined && error instanceof UpstreamError && error.upstreamStatus === 404;
+      this.logger[unseen ? 'debug' : 'warn']({ err: error, execution: row.id }, 'workers did not report the execution; keeping its last mirrored state');
       return row;
     }
   }
