@@ -11,8 +11,8 @@ export function certificationRoutes(api: ApiRouter, certification: Certification
       path: '/certification/request',
       summary: 'Request certification of an agent (through the registry)',
       description:
-        "Publishes the agent's manifest to the registry when that version is not there yet, then asks the registry to certify it. The caller's " +
-        "token is forwarded: it needs registry:write there. The manifest needs metadata.namespace and metadata.version. Only the agent's owner, " +
+        "Publishes the agent's manifest to the registry when that version is not there yet, then asks the registry to certify it, in the " +
+        "caller's name (a token delegated for them): they need registry:write there. The manifest needs metadata.namespace and metadata.version. Only the agent's owner, " +
         'an editor of its team or agents:admin may (403 for a reader; 404 when the caller may not read the agent).',
       tags: ['certification'],
       access: permission.certificationWrite,

@@ -19,7 +19,7 @@ export function datasetRoutes(api: ApiRouter, datasets: DatasetsService): void {
   api.route({
     method: 'post',
     path: '/datasets',
-    summary: 'Create a dataset, or the next version of one of the caller with the same name; `team` shares it with a team the caller edits in',
+    summary: 'Create a dataset, or the next version of one of the caller with the same name; `team` shares it with a team the caller is an editor of',
     tags: ['datasets'],
     access: { permission: 'traces:write' },
     body: tracing.CreateDataset,
