@@ -21,7 +21,7 @@ import { CollectionsRepository } from './collections/collections.repository';
 import { collectionRoutes } from './collections/collections.router';
 import { CollectionsService } from './collections/collections.service';
 import { createDatabase } from './database';
-import { ExecutionEngine } from './executions/engine';
+import { ExecutionEngine, type RunOutcome } from './executions/engine';
 import { EventBus } from './executions/event-bus';
 import { batchQueue, executionQueue, webhookQueue } from './executions/execution-queue';
 import { ExecutionsRepository } from './executions/executions.repository';
@@ -82,6 +82,8 @@ export const workflowEngineService = defineService({
     IMAGE_MODEL: z.string().default('dall-e-3'),
     /** Callbacks, CMS, SCM and images may reach private and loopback addresses (tests, in-cluster). */
     OUTBOUND_ALLOW_PRIVATE: env.bool(false),
+    /** Processes a run may end (killed, out of memory) mid-run before it is failed (POISON_RUN) rather than picked up again. */
+    WORKFLOW_ENGINE_MAX_CRASHES: env.int(2, { min: 1, max: 100 }),
     /** Re-enqueue executions Postgres says are unfinished when a worker starts (Redis lost its jobs). */
     WORKFLOW_ENGINE_RECOVER_ON_START: env.bool(true),
     WEBHOOK_TIMEOUT_MS: env.ms(10_000),
@@ -188,6 +190,7 @@ export const workflowEngineService = defineService({
       }),
       logger,
       localEnds,
+      config.WORKFLOW_ENGINE_MAX_CRASHES,
     );
     // Running executions stop first on shutdown; their jobs retry and resume on another worker.
     infra.onShutdown('running executions', () => engine.abortAll(), ShutdownPriority.intake);
@@ -210,28 +213,36 @@ export const workflowEngineService = defineService({
     const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS, localEnds);
     const batches = new BatchesService(new BatchesRepository(infra.db), workflows, batchProducer, engine, events, webhooks);
 
-    infra.queues.process(
-      executionQueue,
-      async ({ executionId }) => {
-        const outcome = await engine.run(executionId);
-        if (!outcome) return;
-        const body = {
-          executionId,
-          workflowId: outcome.workflowId,
-          status: outcome.status,
-          duration: outcome.durationMs,
-          result: outcome.result,
-          ...(outcome.failure && { error: outcome.failure, retryable: outcome.failure.retryable }),
-        };
-        await webhooks.enqueue(
-          outcome.workflowId,
-          outcome.failure ? outcome.callbacks.onError : outcome.callbacks.onComplete,
-          outcome.failure ? 'workflow.failed' : 'workflow.completed',
-          body,
-        );
-      },
-      { concurrency: config.WORKFLOW_ENGINE_CONCURRENCY },
-    );
+    const reportEnd = async (outcome: RunOutcome | undefined) => {
+      if (!outcome) return;
+      const body = {
+        executionId: outcome.executionId,
+        workflowId: outcome.workflowId,
+        status: outcome.status,
+        duration: outcome.durationMs,
+        result: outcome.result,
+        ...(outcome.failure && { error: outcome.failure, retryable: outcome.failure.retryable }),
+      };
+      await webhooks.enqueue(
+        outcome.workflowId,
+        outcome.failure ? outcome.callbacks.onError : outcome.callbacks.onComplete,
+        outcome.failure ? 'workflow.failed' : 'workflow.completed',
+        body,
+      );
+    };
+    const executionWorker = infra.queues.process(executionQueue, async ({ executionId }) => reportEnd(await engine.run(executionId)), {
+      concurrency: config.WORKFLOW_ENGINE_CONCURRENCY,
+    });
+    // A job whose workers died under it more often than BullMQ allows (a stall past maxStalledCount)
+    // is failed by BullMQ without reaching the processor: its run is failed as poison here.
+    executionWorker?.on('failed', (job, error) => {
+      const executionId = (job?.data as { payload?: { executionId?: string } } | undefined)?.payload?.executionId;
+      if (!executionId || !/stalled more than allowable limit/.test(error.message)) return;
+      void engine
+        .abandon(executionId)
+        .then(reportEnd)
+        .catch((failure: unknown) => logger.error({ err: failure, executionId }, 'poison execution not failed'));
+    });
     const batchControllers = new Set<AbortController>();
     infra.onShutdown('running batches', () => batchControllers.forEach((controller) => controller.abort()), ShutdownPriority.intake);
     infra.queues.process(

@@ -138,6 +138,8 @@ export class ExecutionEngine {
     private readonly contextFor: ContextFactory,
     private readonly logger: Logger,
     private readonly localEnds?: LocalEnds,
+    /** Processes a run may end (killed, crashed mid-run) before it is failed instead of picked up again. */
+    private readonly maxCrashes = 2,
   ) {}
 
   private async planFor(workflowId: string): Promise<Plan> {
@@ -163,6 +165,10 @@ export class ExecutionEngine {
     this.running.set(executionId, controller);
     try {
       return await this.execute(executionId, controller.signal);
+    } catch (error) {
+      // The process is alive: this pick-up did not end it, so it is not counted against the run.
+      await this.repository.release(executionId).catch((release: unknown) => this.logger.warn({ err: release, executionId }, 'pick-up not released'));
+      throw error;
     } finally {
       this.running.delete(executionId);
       outer?.removeEventListener('abort', abort);
@@ -172,6 +178,9 @@ export class ExecutionEngine {
   private async execute(executionId: string, signal: AbortSignal): Promise<RunOutcome | undefined> {
     const execution = await this.repository.startRun(executionId);
     if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
+    // Earlier pick-ups that never came back ended their process: past the limit the run is poison.
+    const crashes = execution.processingAttempts - 1;
+    if (crashes >= this.maxCrashes) return this.failPoisoned(execution, crashes);
     const plan = await this.planFor(execution.workflowId);
     const inputs = (execution.inputs ?? {}) as Record<string, Record<string, unknown>>;
     const state = (execution.nodes ?? {}) as unknown as NodeStates;
@@ -310,6 +319,68 @@ export class ExecutionEngine {
       executionId,
       workflowId: execution.workflowId,
       status: failure ? 'failed' : 'completed',
+      durationMs,
+      result,
+      failure,
+      callbacks: execution.callbacks as RunOutcome['callbacks'],
+    };
+  }
+
+  /**
+   * A run whose queue job BullMQ gave up on after its workers died mid-job (stalled past its limit):
+   * failed as poison if Postgres still has it unfinished. Undefined when there was nothing to fail.
+   */
+  async abandon(executionId: string): Promise<RunOutcome | undefined> {
+    const execution = await this.repository.find(executionId);
+    if (!execution || execution.status === 'completed' || execution.status === 'failed') return undefined;
+    return this.failPoisoned(execution, execution.processingAttempts);
+  }
+
+  /**
+   * Fails a run that ended the processes that picked it up, `crashes` times, rather than letting it
+   * end another: the nodes that were running when the last one died are named and failed with it.
+   */
+  private async failPoisoned(execution: ExecutionRow, crashes: number): Promise<RunOutcome> {
+    const state = (execution.nodes ?? {}) as unknown as NodeStates;
+    const suspects = Object.keys(state).filter((id) => state[id].status === 'running');
+    const where = suspects.length ? ` while node${suspects.length > 1 ? 's' : ''} ${suspects.join(', ')} ran` : '';
+    const message = `Processing this execution ended its worker process ${crashes} time${crashes === 1 ? '' : 's'} (killed or crashed${where}); it is failed rather than picked up again`;
+    const completedAt = new Date();
+    const failure: ExecutionFailure = { nodeId: suspects[0] ?? '', attempt: state[suspects[0]]?.attempts ?? 0, message, code: 'POISON_RUN', retryable: false };
+    const nodes: NodeStates = {};
+    for (const id of suspects)
+      nodes[id] = { ...state[id], status: 'failed', completedAt: completedAt.toISOString(), error: { code: 'POISON_RUN', message, retryable: false } };
+    const result = Object.fromEntries(
+      Object.entries(state)
+        .filter(([, node]) => node.status === 'completed')
+        .map(([id, node]) => [id, node.output ?? {}]),
+    );
+    const durationMs = completedAt.getTime() - execution.startedAt.getTime();
+    await this.repository.finish(execution.id, { nodes, result, failure, completedAt, durationMs });
+    this.logger.error({ executionId: execution.id, crashes, nodes: suspects }, 'poison execution failed');
+    const topic = `execution:${execution.id}`;
+    for (const id of suspects)
+      void this.events.publish(topic, {
+        type: 'node-failed',
+        executionId: execution.id,
+        nodeId: id,
+        attempt: nodes[id].attempts,
+        error: nodes[id].error,
+        timestamp: completedAt.toISOString(),
+      } as unknown as StreamEvent);
+    void this.events.publish(topic, {
+      type: 'workflow-failed',
+      executionId: execution.id,
+      status: 'failed',
+      duration: durationMs,
+      error: failure,
+      retryable: false,
+      timestamp: completedAt.toISOString(),
+    } as unknown as StreamEvent);
+    return {
+      executionId: execution.id,
+      workflowId: execution.workflowId,
+      status: 'failed',
       durationMs,
       result,
       failure,

@@ -20,12 +20,14 @@ export interface ExecutionRow {
   team: string | null;
   /** What the run may read for its starter (see the schema); null for runs recorded before owners were. */
   scope: ReadScope | null;
+  /** Pick-ups not handed back (this one included, once started): see `startRun`. */
+  processingAttempts: number;
 }
 
 // Timestamps are stored without a zone, in UTC (as Prisma writes them): read back as UTC instants
 // and written from ISO strings, whatever the zone of this process or of the session.
 const COLUMNS = `id::text AS id, "workflowId"::text AS "workflowId", status, inputs, nodes, result, error, retryable, callbacks,
-  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs", owner, team, scope`;
+  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs", owner, team, scope, "processingAttempts"`;
 
 /**
  * Executions in Postgres. The hot path of a run (create, start, finish, read: four statements per
@@ -74,14 +76,29 @@ export class ExecutionsRepository {
     return rows[0];
   }
 
-  /** Marks a queued run running and returns it (one statement). */
+  /**
+   * Marks a queued run running and counts this pick-up, before anything of it runs (one
+   * statement): a process that dies while running it never takes the count back (`release`), so
+   * the count says how many processes the run ended.
+   */
   async startRun(id: string): Promise<ExecutionRow | undefined> {
     const { rows } = await this.sql.query<ExecutionRow>({
       name: 'workflow-engine.execution.start',
-      text: `UPDATE "Execution" SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END WHERE id = $1::uuid RETURNING ${COLUMNS}`,
+      text: `UPDATE "Execution" SET status = CASE WHEN status = 'queued' THEN 'running' ELSE status END,
+        "processingAttempts" = "processingAttempts" + CASE WHEN status IN ('queued', 'running') THEN 1 ELSE 0 END
+        WHERE id = $1::uuid RETURNING ${COLUMNS}`,
       values: [id],
     });
     return rows[0];
+  }
+
+  /** Takes a pick-up back: its processing stopped with the process alive (a shutdown, an error). */
+  async release(id: string): Promise<void> {
+    await this.sql.query({
+      name: 'workflow-engine.execution.release',
+      text: `UPDATE "Execution" SET "processingAttempts" = GREATEST("processingAttempts" - 1, 0) WHERE id = $1::uuid AND status IN ('queued', 'running')`,
+      values: [id],
+    });
   }
 
   /** Merges the given nodes into the stored map, in one statement (all transitions since the last save). */

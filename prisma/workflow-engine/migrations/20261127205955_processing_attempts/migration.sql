@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Execution" ADD COLUMN     "processingAttempts" INTEGER NOT NULL DEFAULT 0;
