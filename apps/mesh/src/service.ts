@@ -264,10 +264,13 @@ export const meshService = defineService({
       await refreshOwned();
       await bus.publish(channels.ownership);
     };
-    const takeOver = setInterval(
-      () => void takeOverDeadNodes().catch((error) => logger.warn({ err: error }, 'could not take over dead nodes')),
-      config.MESH_NODE_HEARTBEAT_MS,
-    );
+    let takingOver: Promise<void> | undefined;
+    const takeOver = setInterval(() => {
+      // One take-over at a time: a slow one is not started again beside itself.
+      takingOver ??= takeOverDeadNodes()
+        .catch((error) => logger.warn({ err: error }, 'could not take over dead nodes'))
+        .finally(() => (takingOver = undefined));
+    }, config.MESH_NODE_HEARTBEAT_MS);
     takeOver.unref();
     infra.onShutdown('dead node take-over', () => clearInterval(takeOver), ShutdownPriority.intake);
     if (infra.role !== 'api') {
