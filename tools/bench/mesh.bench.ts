@@ -90,7 +90,9 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   const grpcPort = ((await fetch(`${svc.url}/health`).then((res) => res.json())) as { grpc: { port: number } }).grpc.port;
   const capability = `bench-${randomUUID().slice(0, 8)}`;
   const md = new grpc.Metadata();
-  md.set('authorization', issuer.bearer(['mesh:write']));
+  // One caller registers, subscribes and later deletes the agents: only their owner may.
+  const owner = issuer.bearer(['mesh:write'], { sub: `bench-${randomUUID()}` });
+  md.set('authorization', owner);
   const sentAt = new Map<string, number>();
   const deliveredMs: number[] = [];
   const ackedMs: number[] = [];
@@ -182,7 +184,7 @@ async function meshEndToEnd(issuer: TestIssuer): Promise<void> {
   agent.destroy();
   const db = svc.infra.db;
   await db.message.deleteMany({ where: { agentId: { in: agentIds } } });
-  for (const id of agentIds) await fetch(`${svc.url}/api/v1/agents/${id}`, { method: 'DELETE', headers: { authorization: issuer.bearer(['mesh:write']) } });
+  for (const id of agentIds) await fetch(`${svc.url}/api/v1/agents/${id}`, { method: 'DELETE', headers: { authorization: owner } });
   await svc.stop();
 }
 
