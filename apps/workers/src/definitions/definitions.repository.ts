@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../database';
-import { isUniqueViolation, readScopeWhere, type Owned, type ReadScope } from '@platform/http';
+import { readScopeWhere, type Owned, type ReadScope } from '@platform/http';
 
 export interface DefinitionRow {
   id: string;
@@ -34,11 +34,11 @@ export class DefinitionsRepository {
 
   /**
    * The version holding exactly these steps (same hash), created as the next version when new.
-   * Two callers registering the same new steps at once get the same version. A name that exists
-   * keeps its owner and team: `authorize` sees them first and throws when the caller may not add
-   * to it; a new name gets the registrant's. Of two callers creating the same new name at once,
-   * the second meets the first's version on its retry and goes through `authorize` too, so a name
-   * never forks between owners.
+   * A name that exists keeps its owner and team: `authorize` sees them first and throws when the
+   * caller may not add to it; a new name gets the registrant's. Registrations of one name take
+   * turns (a transaction-scoped advisory lock on the name), so two callers creating the same new
+   * name at once never fork it between owners: the second sees the first's version and goes
+   * through `authorize`, and the same new steps registered twice are one version.
    */
   async register(
     name: string,
@@ -47,25 +47,20 @@ export class DefinitionsRepository {
     source: string,
     registrant: Registrant,
     authorize: (name: Owned) => void,
-    tx: Tx | Db = this.db,
+    tx?: Tx,
   ): Promise<{ row: DefinitionRow; created: boolean }> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const first = await tx.definition.findFirst({ where: { name }, orderBy: { version: 'asc' }, select: { owner: true, team: true } });
-      if (first) authorize(first);
-      const existing = await tx.definition.findUnique({ where: { name_hash: { name, hash } } });
-      if (existing) return { row: existing, created: false };
-      const top = await tx.definition.aggregate({ where: { name }, _max: { version: true } });
-      const ownership = first ?? { owner: registrant.owner, team: registrant.team };
-      try {
-        const row = await tx.definition.create({
-          data: { name, hash, steps: steps as object, source, version: (top._max.version ?? 0) + 1, ...ownership, registeredBy: registrant.by },
-        });
-        return { row, created: true };
-      } catch (error) {
-        if (!isUniqueViolation(error) || tx !== this.db) throw error;
-      }
-    }
-    throw new Error(`could not register a version of ${name}`);
+    if (!tx) return this.db.$transaction((inner) => this.register(name, hash, steps, source, registrant, authorize, inner));
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`workers.definitions:${name}`}))`;
+    const first = await tx.definition.findFirst({ where: { name }, orderBy: { version: 'asc' }, select: { owner: true, team: true } });
+    if (first) authorize(first);
+    const existing = await tx.definition.findUnique({ where: { name_hash: { name, hash } } });
+    if (existing) return { row: existing, created: false };
+    const top = await tx.definition.aggregate({ where: { name }, _max: { version: true } });
+    const ownership = first ?? { owner: registrant.owner, team: registrant.team };
+    const row = await tx.definition.create({
+      data: { name, hash, steps: steps as object, source, version: (top._max.version ?? 0) + 1, ...ownership, registeredBy: registrant.by },
+    });
+    return { row, created: true };
   }
 
   /** Registers several definitions in one transaction: all of them or none (`authorize` throwing for one stops all). */
