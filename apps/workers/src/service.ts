@@ -16,6 +16,7 @@ import { CancelBus } from './engine/cancel-bus';
 import { EngineRepository, engineSqlSettings } from './engine/engine.repository';
 import { StepExecutor } from './engine/executor';
 import { Reaper } from './engine/reaper';
+import { RedisWatch, type WatchedConnection } from './redis-watch';
 import { StepDispatcher, stepQueue } from './engine/step-queue';
 import { runRoutes } from './runs/runs.router';
 import { RunsRepository } from './runs/runs.repository';
@@ -80,6 +81,13 @@ export const workersService = defineService({
     WORKERS_MESH_TIMEOUT_MS: env.ms(5_000),
     /** The service's own API key (issued by auth, exchanged at AUTH_URL) for its calls to other services (the mesh). */
     WORKERS_API_KEY: z.string().min(1).optional(),
+    /**
+     * How long a Redis command may wait for its answer (then 503 naming `cache`), and how long the
+     * watch's PING may before the connection is taken for dead and replaced.
+     */
+    WORKERS_REDIS_TIMEOUT_MS: env.ms(2_000),
+    /** How often each Redis connection of the process is pinged. */
+    WORKERS_REDIS_CHECK_MS: env.ms(1_000),
     /** Datasources of `database` steps: `{"name": {"url": "postgresql://...", "writable": false}}`. */
     WORKERS_DATASOURCES: DatasourcesJson,
   },
@@ -95,7 +103,15 @@ export const workersService = defineService({
     const engine = new EngineRepository(db, config.WORKERS_QUEUE, sql);
     const queue = stepQueue(config.WORKERS_QUEUE);
     const control = new ControlRepository(db, config.WORKERS_QUEUE);
-    const dispatcher = new StepDispatcher(infra.queues.producer(queue));
+    const producer = infra.queues.producer(queue);
+    // A timed-out command on the producer's connection is reported here too; the caller already got it.
+    producer.queue.on('error', (error) => logger.debug({ err: error }, 'queue producer error'));
+    const dispatcher = new StepDispatcher(producer, config.WORKERS_REDIS_TIMEOUT_MS);
+    // Every Redis connection of the process is watched: silent ones are replaced, commands time out.
+    const redisWatch = new RedisWatch(logger, { timeoutMs: config.WORKERS_REDIS_TIMEOUT_MS, intervalMs: config.WORKERS_REDIS_CHECK_MS });
+    redisWatch.watch('commands', () => infra.redis);
+    redisWatch.watch('queue producer', async () => (await producer.queue.backend.client) as unknown as WatchedConnection);
+    infra.onShutdown('redis watch', () => redisWatch.stop(), ShutdownPriority.intake);
     const cancels = new CancelBus(infra.redis, logger);
     const datasources = new Datasources(config.WORKERS_DATASOURCES, config.DATABASE_URL);
     infra.onShutdown('datasources', () => datasources.close(), ShutdownPriority.stores - 1);
@@ -122,7 +138,15 @@ export const workersService = defineService({
       infra.onShutdown('eager dispatch', () => executor.drain(), ShutdownPriority.intake);
       await cancels.listen();
       infra.onShutdown('cancel bus', () => cancels.close(), ShutdownPriority.components);
-      infra.queues.process(queue, (payload) => executor.process(payload.taskId, payload.attempt), { concurrency: config.WORKERS_CONCURRENCY });
+      const worker = infra.queues.process(queue, (payload) => executor.process(payload.taskId, payload.attempt), { concurrency: config.WORKERS_CONCURRENCY });
+      redisWatch.watch('cancel subscriber', () => cancels.connection, { commands: false });
+      if (worker) {
+        // BullMQ's own connections: no command timeout (BullMQ retries its commands); the blocking
+        // one has BullMQ's watchdog once ready, but waits for good on a ready check nobody answers.
+        const backend = worker.backend as unknown as { client: Promise<WatchedConnection>; blockingClient: Promise<WatchedConnection> | undefined };
+        redisWatch.watch('queue worker', () => backend.client, { commands: false });
+        redisWatch.watch('queue worker (blocking)', () => backend.blockingClient, { commands: false, ping: false });
+      }
       await workersRepository.register({
         id: workerId,
         host: hostname(),
@@ -161,6 +185,7 @@ export const workersService = defineService({
       );
     }
 
+    redisWatch.start();
     const health = { aliases: ['/api/v1/health'], extra: async () => ({ paused: (await control.paused()).paused }) };
     // A worker process serves health and metrics only: no API, so no token verifier either.
     if (infra.role === 'worker') return { health };

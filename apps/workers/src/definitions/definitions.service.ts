@@ -93,7 +93,13 @@ export class DefinitionsService {
       owner,
       team: team ?? definition.team,
     });
-    await this.dispatcher.dispatch(jobs, { newRun: true });
+    try {
+      await this.dispatcher.dispatch(jobs, { newRun: true });
+    } catch (error) {
+      // Nothing ran: the run ends failed, and the caller hears of the outage (503) rather than of a
+      // run that would start whenever Redis came back.
+      if (await this.engine.abandon(run.id, 'not started: Redis (cache) did not take its first steps')) throw error;
+    }
     return { ...runView(run), pinned: Boolean(pin), steps: steps.length };
   }
 

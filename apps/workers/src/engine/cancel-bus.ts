@@ -31,6 +31,11 @@ export class CancelBus {
     await this.subscriber.subscribe(CHANNEL);
   }
 
+  /** The subscriber connection (worker roles, once listening), for the Redis watch. */
+  get connection(): Redis | undefined {
+    return this.subscriber;
+  }
+
   track(taskId: string, controller: AbortController): void {
     this.inFlight.set(taskId, controller);
   }

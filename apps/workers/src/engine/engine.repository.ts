@@ -516,6 +516,24 @@ export class EngineRepository {
   }
 
   /**
+   * Ends a run that never started because its first steps could not be queued (Redis did not take
+   * them): failed with `error`, its steps cancelled, so that a job landing later claims nothing.
+   * An operator's retry runs it. False when a step was claimed meanwhile (the jobs did land late):
+   * the run goes on. The run's row lock orders this against a claim, which starts the run.
+   */
+  async abandon(runId: string, error: string): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      const ended = await tx.$executeRaw`
+        UPDATE runs SET state = 'failed', error = ${error}, "finishedAt" = now(), "lastProgressAt" = now() WHERE id = ${runId}::uuid AND state = 'pending'`;
+      if (ended === 0) return false;
+      await tx.$executeRaw`
+        UPDATE steps SET state = 'cancelled', error = ${error}, "finishedAt" = now()
+        WHERE "runId" = ${runId}::uuid AND state IN ('waiting', 'queued')`;
+      return true;
+    });
+  }
+
+  /**
    * Re-runs the failed, cancelled and blocked steps of an ended run that did not complete; the
    * completed steps and their outputs stay. Each re-run step gets a new attempt (fencing token).
    */

@@ -136,7 +136,7 @@ export class StepExecutor {
     }
     const delay = retryDelay(step.spec.retry?.initialDelay ?? 1000, step.failures + 1);
     const result = await this.engine.finish(step, outcome, delay);
-    if (result.jobs.length > 0) await this.dispatcher.dispatch(result.jobs);
+    if (result.jobs.length > 0) await this.dispatch(result.jobs);
     return { result: result.applied ? outcome.kind : 'fenced' };
   }
 

@@ -1,5 +1,6 @@
 import { defineQueue, type TypedQueue } from '@platform/queues';
 import { z } from 'zod';
+import { withRedisTimeout } from '../redis-watch';
 import type { StepJob } from './engine.repository';
 
 const StepJobPayload = z.object({ taskId: z.string().uuid(), attempt: z.number().int().min(1) });
@@ -12,15 +13,26 @@ export const stepQueue = (name: string) => defineQueue(name, StepJobPayload);
 
 /** Puts step jobs on the queue. The job id names the attempt, so adding one twice is harmless. */
 export class StepDispatcher {
-  constructor(private readonly queue: TypedQueue<typeof StepJobPayload>) {}
+  constructor(
+    private readonly queue: TypedQueue<typeof StepJobPayload>,
+    /** How long Redis may take to accept the jobs before the dispatch fails with 503 naming `cache`. */
+    private readonly timeoutMs: number,
+  ) {}
 
   /**
    * All the jobs in one round trip to Redis (BullMQ's addBulk). The first steps of a new run
    * (`newRun`) wait behind the steps of runs under way, which the queue hands out first: started
    * runs finish before new ones start, instead of every run advancing at the pace of the backlog.
+   * A Redis that does not answer within the timeout fails it with 503 naming `cache`: a job that
+   * lands later is harmless (its job id names the attempt), and the reaper queues again what is
+   * still queued in Postgres.
    */
   async dispatch(jobs: readonly StepJob[], { newRun = false } = {}): Promise<void> {
     if (jobs.length === 0) return;
+    await withRedisTimeout(this.add(jobs, newRun), this.timeoutMs);
+  }
+
+  private async add(jobs: readonly StepJob[], newRun: boolean): Promise<void> {
     await this.queue.addBulk(
       jobs.map((job) => ({
         name: 'step',

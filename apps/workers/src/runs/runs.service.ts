@@ -34,7 +34,8 @@ export class RunsService {
     // A run is never deleted, so the one just checked is still there.
     const result = (await this.engine.cancel(runId))!;
     if (!result.changed) throw conflict(`The run already ended ${result.state}; nothing to cancel`, { state: result.state });
-    await this.cancels.publish(result.running);
+    // Committed: a worker that misses the message (Redis down) loses its lease renewal and aborts.
+    await this.cancels.publish(result.running).catch(() => undefined);
     return runView(await this.readable(runId, caller));
   }
 
@@ -42,7 +43,8 @@ export class RunsService {
     await this.writable(runId, caller);
     const result = (await this.engine.retryRun(runId))!;
     if (!result.changed) throw conflict(`Only failed or cancelled runs can be retried; this one is ${result.state}`, { state: result.state });
-    await this.dispatcher.dispatch(result.jobs);
+    // Committed: steps Redis did not take are queued again by the reaper (WORKERS_REQUEUE_AFTER_MS).
+    await this.dispatcher.dispatch(result.jobs).catch(() => undefined);
     return runView(await this.readable(runId, caller));
   }
 
@@ -126,7 +128,8 @@ export class RunsService {
   async recoverOrphaned(caller: Caller) {
     const runs = runRule.isAdmin(caller) ? undefined : (await this.engine.orphanedRuns()).filter((run) => runRule.canWrite(caller, run)).map((run) => run.id);
     const recovered = runs?.length === 0 ? [] : await this.engine.recoverOrphans(runs);
-    await this.dispatcher.dispatch(recovered);
+    // Committed: steps Redis did not take are queued again by the reaper (WORKERS_REQUEUE_AFTER_MS).
+    await this.dispatcher.dispatch(recovered).catch(() => undefined);
     return { recovered: recovered.length, steps: recovered.map((step) => ({ workflow_id: step.runId, step: step.stepId, attempt: step.attempt })) };
   }
 }

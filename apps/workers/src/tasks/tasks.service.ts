@@ -63,7 +63,8 @@ export class TasksService {
     if (result.status === 'not_retryable')
       throw conflict(`Only failed or cancelled tasks can be retried; this one is ${result.state}`, { state: result.state });
     if (result.status === 'unmet') throw conflict(`The task's dependencies have not completed: ${result.unmet.join(', ')}`, { unmet: result.unmet });
-    await this.dispatcher.dispatch([result.job]);
+    // Committed: a step Redis did not take is queued again by the reaper (WORKERS_REQUEUE_AFTER_MS).
+    await this.dispatcher.dispatch([result.job]).catch(() => undefined);
     return {
       task_id: taskId,
       workflow_id: result.runId,
