@@ -71,10 +71,14 @@ async function startHeldRun(url: string, hold: string) {
   return { executionId, read };
 }
 
-/** Waits until the held node has been asked of the model `times` times (a process is inside it). */
-async function held(hold: string, times: number, timeoutMs = 150_000) {
+/**
+ * Waits until the held node has been asked of the model `times` times (a process is inside it) and
+ * Postgres has it running (its start is saved a moment after the request leaves).
+ */
+async function held(read: (url: string) => Promise<Execution>, url: string, hold: string, times: number, timeoutMs = 150_000) {
   const deadline = Date.now() + timeoutMs;
-  while (ollama.prompts().filter((prompt) => prompt.startsWith(`HOLD:${hold}`)).length < times) {
+  const asked = () => ollama.prompts().filter((prompt) => prompt.startsWith(`HOLD:${hold}`)).length >= times;
+  while (!asked() || (await read(url)).nodes[1].status !== 'running') {
     if (Date.now() > deadline) throw new Error(`the run did not reach its held node ${times} times`);
     await sleep(100);
   }
@@ -95,10 +99,10 @@ it.concurrent(
   async () => {
     const first = await start(3);
     const run = await startHeldRun(first.url, 'poison1');
-    await held('poison1', 1);
+    await held(run.read, first.url, 'poison1', 1);
     await first.kill();
     const second = await start(3);
-    await held('poison1', 2);
+    await held(run.read, second.url, 'poison1', 2);
     await second.kill();
     const third = await start(3);
     const done = await ended(run.read, third.url);
@@ -120,7 +124,7 @@ it.concurrent(
     const env = { WORKFLOW_ENGINE_MAX_CRASHES: '1' };
     const first = await start(2, env);
     const run = await startHeldRun(first.url, 'poison2');
-    await held('poison2', 1);
+    await held(run.read, first.url, 'poison2', 1);
     await first.kill();
     const second = await start(2, env);
     const done = await ended(run.read, second.url);
