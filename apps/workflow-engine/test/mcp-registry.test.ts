@@ -59,7 +59,9 @@ describe('MCP components against the real mcp-registry and the MCP reference ser
     const capability = uniqueName('echo-cap');
     const registered = await fetch(`${registry.url}/connections`, {
       method: 'POST',
-      headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read']), 'Content-Type': 'application/json' },
+      // Registered as the engine's own service account: connections are owned (mcp-registry's
+      // ownership rule), and the engine still calls the registry with its own key, not its users'.
+      headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: 'workflow-engine' }), 'Content-Type': 'application/json' },
       body: JSON.stringify({
         name: uniqueName('everything'),
         type: 'server',
