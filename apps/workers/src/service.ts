@@ -64,6 +64,11 @@ export const workersService = defineService({
     WORKERS_REAPER_INTERVAL_MS: env.ms(5_000),
     /** The watchdog (deadlock detection): a run without progress this long, with nothing leased or backing off, fails. */
     WORKERS_WATCHDOG_MS: env.ms(600_000),
+    /**
+     * A step found orphaned this many times (its worker died or hung while running it each time) is
+     * a poison step: failed with a clear error instead of recovered, and killing workers, for good.
+     */
+    WORKERS_POISON_AFTER: env.int(2, { min: 1, max: 100 }),
     /** A queued step whose job has not started this long after it was due is queued again. */
     WORKERS_REQUEUE_AFTER_MS: env.ms(30_000),
     /** Timeout of an attempt when neither the step nor its task type sets one. */
@@ -100,7 +105,7 @@ export const workersService = defineService({
       settings: engineSqlSettings,
     });
     infra.onShutdown('postgres (engine pool)', () => sql.end(), ShutdownPriority.stores);
-    const engine = new EngineRepository(db, config.WORKERS_QUEUE, sql);
+    const engine = new EngineRepository(db, config.WORKERS_QUEUE, sql, config.WORKERS_POISON_AFTER);
     const queue = stepQueue(config.WORKERS_QUEUE);
     const control = new ControlRepository(db, config.WORKERS_QUEUE);
     const producer = infra.queues.producer(queue);

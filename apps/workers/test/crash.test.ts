@@ -149,6 +149,45 @@ describe('worker processes', () => {
     expect(trace.timeline[1]!.worker).toContain(`:${taking.pid}:`);
   }, 90_000);
 
+  it('fails a poison step whose worker process died twice running it, instead of recovering it for good', async () => {
+    for (const worker of processes) await worker.kill('SIGKILL');
+    // The step "kills" each worker that runs it: the test does, once the request arrives.
+    const poison = '/poison';
+    target.handlers.set(poison, () => undefined);
+    const run = await startRun(api, issuer, [
+      { id: 'before', type: 'http', url: `${target.url}/echo/poison-before` },
+      { id: 'deadly', type: 'http', url: `${target.url}${poison}`, depends_on: ['before'], timeout: 60 },
+      { id: 'after', type: 'http', url: `${target.url}/echo/poison-after`, depends_on: ['deadly'] },
+    ]);
+    for (const calls of [1, 2]) {
+      const worker = await spawnWorker();
+      await eventually(() => target.callsTo(poison).length === calls, 30_000);
+      await worker.kill('SIGKILL');
+    }
+    // The next worker's reaper finds it orphaned a second time: failed, not run a third time.
+    await spawnWorker();
+    const dag = await runEnds(api, issuer, run.workflow_id, ['completed', 'failed', 'cancelled'], 30_000);
+    expect(dag.state).toBe('failed');
+    expect(dag.nodes.map((node) => [node.id, node.state])).toEqual([
+      ['after', 'blocked'],
+      ['before', 'completed'],
+      ['deadly', 'failed'],
+    ]);
+    expect(dag.error).toBe(
+      'deadly failed (poison step: its worker died or hung while running it 2 times (WORKERS_POISON_AFTER=2); not run again); blocked steps: after',
+    );
+    const trace = await traceOf(api, issuer, run.workflow_id);
+    expect(trace.timeline.map((entry) => [entry.step, entry.attempt, entry.state])).toEqual([
+      ['before', 1, 'completed'],
+      ['deadly', 1, 'lost'],
+      ['deadly', 2, 'lost'],
+    ]);
+    expect(target.callsTo(poison)).toHaveLength(2);
+    // The recoveries are counted in Postgres: an operator's retry of the step starts the count again.
+    const db = api.infra.db as Db;
+    expect(await db.step.findFirstOrThrow({ where: { runId: run.workflow_id, stepId: 'deadly' } })).toMatchObject({ state: 'failed', recoveries: 2 });
+  }, 150_000);
+
   it('cancels a step running in another process: its HTTP request is aborted there', async () => {
     if (!processes.some((worker) => worker.child.exitCode === null && worker.child.signalCode === null)) await spawnWorker();
     const run = await startRun(api, issuer, [{ id: 'long', type: 'http', url: `${target.url}/slow/30000` }]);

@@ -99,6 +99,11 @@ export class EngineRepository {
     private readonly db: Db,
     private readonly queue: string,
     private readonly sql: Pool,
+    /**
+     * WORKERS_POISON_AFTER: a step found orphaned this many times (its worker died or hung holding
+     * it each time) is a poison step, failed instead of queued again.
+     */
+    private readonly poisonAfter = 2,
   ) {}
 
   /**
@@ -543,7 +548,7 @@ export class EngineRepository {
       if (!run) return undefined;
       if (run.state !== 'failed' && run.state !== 'cancelled') return { state: run.state, jobs: [], changed: false };
       await tx.$executeRaw`
-        UPDATE steps s SET state = 'waiting', failures = 0, error = NULL, output = NULL, "startedAt" = NULL, "finishedAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+        UPDATE steps s SET state = 'waiting', failures = 0, recoveries = 0, error = NULL, output = NULL, "startedAt" = NULL, "finishedAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
           "remainingDeps" = (SELECT count(*) FROM steps d WHERE d."runId" = s."runId" AND d."stepId" = ANY(s."dependsOn") AND d.state <> 'completed')::int
         WHERE s."runId" = ${runId}::uuid AND s.state IN ('failed', 'cancelled', 'blocked', 'waiting')`;
       const jobs = await this.queueReady(tx, runId);
@@ -577,7 +582,7 @@ export class EngineRepository {
       });
       if (unmet.length > 0) return { status: 'unmet' as const, unmet: unmet.map((row) => row.stepId) };
       const [queued] = await tx.$queryRaw<Array<StepJob & { stepId: string; runId: string }>>`
-        UPDATE steps SET state = 'queued', attempt = attempt + 1, failures = 0, error = NULL, output = NULL, "timeoutOverrideMs" = ${timeoutMs ?? null}::int,
+        UPDATE steps SET state = 'queued', attempt = attempt + 1, failures = 0, recoveries = 0, error = NULL, output = NULL, "timeoutOverrideMs" = ${timeoutMs ?? null}::int,
           "startedAt" = NULL, "finishedAt" = NULL, "queuedAt" = now(), "availableAt" = now()
         WHERE id = ${taskId}::uuid RETURNING id AS "taskId", attempt, "stepId", "runId"`;
       // The steps it blocked wait for it again; those still behind another failed step are blocked again.
@@ -595,14 +600,19 @@ export class EngineRepository {
 
   /**
    * Steps whose lease expired while running (their worker died or lost Postgres): each moves to a
-   * new attempt and is queued again; the lost attempt is recorded as `lost`. `runIds` limits it to those runs.
+   * new attempt and is queued again; the lost attempt is recorded as `lost`. `runIds` limits it to
+   * those runs. Poison steps (found orphaned WORKERS_POISON_AFTER times) are not recovered but
+   * failed, by `failPoisonSteps`, which runs first.
    */
   async recoverOrphans(runIds?: readonly string[]): Promise<Array<StepJob & { runId: string; stepId: string }>> {
+    await this.failPoisonSteps(runIds);
     const rows = await this.db.$queryRaw<Array<StepJob & { runId: string; stepId: string }>>`
       WITH recovered AS (
-        UPDATE steps s SET state = 'queued', attempt = s.attempt + 1, "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "queuedAt" = now(), "availableAt" = now()
+        UPDATE steps s SET state = 'queued', attempt = s.attempt + 1, recoveries = s.recoveries + 1, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+          "queuedAt" = now(), "availableAt" = now()
         FROM runs r
         WHERE s.state = 'running' AND s."leaseExpiresAt" < now() AND r.id = s."runId" AND r.state = 'running' AND r.queue = ${this.queue}
+          AND s.recoveries + 1 < ${this.poisonAfter}::int
           AND (${runIds === undefined}::boolean OR s."runId" = ANY(${runIds ?? []}::uuid[]))
         RETURNING s.id, s.attempt, s."runId", s."stepId"
       ), lost AS (
@@ -612,6 +622,47 @@ export class EngineRepository {
       )
       SELECT id AS "taskId", attempt, "runId", "stepId" FROM recovered`;
     return rows;
+  }
+
+  /**
+   * Fails the orphaned steps whose worker died (or hung) holding them for the WORKERS_POISON_AFTER-th
+   * time: a step whose processing kills its process would otherwise be recovered, and kill the
+   * next worker, for good. Its last attempt is recorded `lost`, the steps below it are blocked, and
+   * the run ends failed when nothing else can run, naming the step and why. An operator's retry
+   * starts its count again. Answers the failed steps.
+   */
+  async failPoisonSteps(runIds?: readonly string[]): Promise<Array<{ runId: string; stepId: string; recoveries: number }>> {
+    const poisoned = await this.db.$queryRaw<Array<{ id: string; runId: string; stepId: string; attempt: number; recoveries: number }>>`
+      SELECT s.id, s."runId", s."stepId", s.attempt, s.recoveries + 1 AS recoveries FROM steps s JOIN runs r ON r.id = s."runId"
+      WHERE s.state = 'running' AND s."leaseExpiresAt" < now() AND r.state = 'running' AND r.queue = ${this.queue}
+        AND s.recoveries + 1 >= ${this.poisonAfter}::int
+        AND (${runIds === undefined}::boolean OR s."runId" = ANY(${runIds ?? []}::uuid[]))
+      LIMIT 100`;
+    const failed = [];
+    for (const step of poisoned) {
+      const error = storableText(
+        `poison step: its worker died or hung while running it ${step.recoveries} times (WORKERS_POISON_AFTER=${this.poisonAfter}); not run again`,
+      );
+      const done = await this.db.$transaction(async (tx) => {
+        const [run] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM runs WHERE id = ${step.runId}::uuid FOR NO KEY UPDATE`;
+        // Fenced like every other change: only the lease that expired, of the attempt seen.
+        const changed = await tx.$executeRaw`
+          UPDATE steps SET state = 'failed', failures = failures + 1, recoveries = recoveries + 1, error = ${error}, "finishedAt" = now(),
+            "leaseOwner" = NULL, "leaseExpiresAt" = NULL
+          WHERE id = ${step.id}::uuid AND attempt = ${step.attempt}::int AND state = 'running' AND "leaseExpiresAt" < now()`;
+        if (!changed || !run || TERMINAL_RUN.includes(run.state)) return false;
+        await tx.$executeRaw`
+          UPDATE attempts SET state = 'lost', "finishedAt" = now(), "durationMs" = (extract(epoch FROM now() - "startedAt") * 1000)::int,
+            error = 'lease expired: worker ' || "workerId" || ' stopped renewing it'
+          WHERE "taskId" = ${step.id}::uuid AND number = ${step.attempt}::int AND state = 'running'`;
+        await tx.$executeRaw`UPDATE runs SET "lastProgressAt" = now() WHERE id = ${step.runId}::uuid`;
+        await this.blockDownstream(tx, step.runId);
+        await this.settleRun(tx, step.runId);
+        return true;
+      });
+      if (done) failed.push({ runId: step.runId, stepId: step.stepId, recoveries: step.recoveries });
+    }
+    return failed;
   }
 
   /** The owner and team of every run holding a step whose lease expired (to recover those a caller may change). */

@@ -13,8 +13,8 @@ export interface ReaperOptions {
 }
 
 /**
- * The periodic reaper, run by one worker process at a time (a Redis lock): recovers orphaned
- * steps, queues again steps whose job Redis lost, and runs the watchdog that fails runs without
+ * The periodic reaper, run by one worker process at a time (a Redis lock): fails poison steps
+ * (orphaned WORKERS_POISON_AFTER times), recovers the other orphaned steps, queues again steps whose job Redis lost, and runs the watchdog that fails runs without
  * progress.
  */
 export class Reaper {
@@ -49,6 +49,9 @@ export class Reaper {
     try {
       const locked = await this.redis.set(`workers:reaper:${this.options.queue}`, this.owner, 'PX', Math.max(1000, this.options.intervalMs), 'NX');
       if (!locked) return;
+      const poisoned = await this.engine.failPoisonSteps();
+      if (poisoned.length > 0)
+        this.logger.error({ steps: poisoned.map((step) => `${step.runId}/${step.stepId}`) }, 'failed poison steps: their workers died running them');
       const recovered = await this.engine.recoverOrphans();
       if (recovered.length > 0) {
         this.logger.warn({ steps: recovered.map((step) => `${step.runId}/${step.stepId}#${step.attempt}`) }, 'recovered orphaned steps');
