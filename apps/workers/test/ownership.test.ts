@@ -1,4 +1,7 @@
 import { eventually, TestIssuer, uniqueName } from '@platform/testing';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 import type { Db } from '../src/database';
 import { auth, engineOf, runEnds, startWorkers, Target, testQueue, type Service } from './harness';
@@ -167,6 +170,36 @@ describe('who owns definitions and runs', () => {
     } finally {
       await close();
       await api.stop();
+    }
+  });
+
+  it("reloads files as the operator's names, shared with a file's team, and leaves a name of someone else alone", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'workers-owned-'));
+    const api = await startWorkers(issuer, { SERVICE_ROLE: 'api', WORKERS_QUEUE: `${testQueue}-reload`, WORKERS_DEFINITIONS_DIR: dir });
+    const operatorSub = uniqueName('operator');
+    const operator = as(operatorSub, [{ id: team, role: 'editor' }], [...USER, 'workflows:admin']);
+    const reload = () => request(api.app).post('/api/v1/workflows/reload').set('Authorization', operator);
+    const file = (name: string, extra = '') => `name: ${name}\n${extra}steps:\n  - id: a\n    type: http\n    url: ${target.url}/ok\n`;
+    try {
+      const shared = uniqueName('filed');
+      writeFileSync(path.join(dir, 'shared.yaml'), file(shared, `team: ${team}\n`));
+      expect((await reload()).status).toBe(200);
+      expect(await versionsOf(shared)).toEqual([expect.objectContaining({ version: 1, owner: operatorSub, team })]);
+      expect((await request(api.app).post('/api/v1/workflows').set('Authorization', editorAuth()).send({ name: shared })).status).toBe(202);
+
+      // A file naming alice's definition: nothing is reloaded, her name keeps its one version.
+      const hers = uniqueName('alice-wf');
+      expect((await start(as(alice), { name: hers, steps: steps() })).status).toBe(202);
+      writeFileSync(path.join(dir, 'hers.yaml'), file(hers));
+      expect((await reload()).status).toBe(404);
+      expect(await versionsOf(hers)).toEqual([expect.objectContaining({ version: 1, owner: alice })]);
+      rmSync(path.join(dir, 'hers.yaml'));
+      // A team the operator is no editor of.
+      writeFileSync(path.join(dir, 'elsewhere.yaml'), file(uniqueName('filed'), `team: ${uniqueName('team')}\n`));
+      expect((await reload()).status).toBe(403);
+    } finally {
+      await api.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

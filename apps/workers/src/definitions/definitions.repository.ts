@@ -65,14 +65,13 @@ export class DefinitionsRepository {
 
   /** Registers several definitions in one transaction: all of them or none (`authorize` throwing for one stops all). */
   registerAll(
-    items: Array<{ name: string; hash: string; steps: unknown; source: string }>,
-    registrant: Registrant,
+    items: Array<{ name: string; hash: string; steps: unknown; source: string; registrant: Registrant }>,
     authorize: (name: string, owned: Owned) => void,
   ) {
     return this.db.$transaction(async (tx) => {
       const results = [];
       for (const item of items)
-        results.push(await this.register(item.name, item.hash, item.steps, item.source, registrant, (owned) => authorize(item.name, owned), tx));
+        results.push(await this.register(item.name, item.hash, item.steps, item.source, item.registrant, (owned) => authorize(item.name, owned), tx));
       return results;
     });
   }

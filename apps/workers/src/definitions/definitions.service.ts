@@ -156,7 +156,7 @@ export class DefinitionsService {
     }
     if (names.length > MAX_FILES) throw badRequest(`WORKERS_DEFINITIONS_DIR holds more than ${MAX_FILES} definition files`);
     const files: Array<{ file: string; errors: string[] }> = [];
-    const valid: Array<{ file: string; name: string; steps: workers.StepDefinition[] }> = [];
+    const valid: Array<{ file: string; name: string; steps: workers.StepDefinition[]; team?: string }> = [];
     const seen = new Map<string, string>();
     for (const file of names) {
       const errors: string[] = [];
@@ -180,17 +180,21 @@ export class DefinitionsService {
         const other = seen.get(parsed.data.name);
         if (other) errors.push(`${where}name: ${parsed.data.name} is also defined in ${other}`);
         seen.set(parsed.data.name, file);
-        if (errors.length === 0) valid.push({ file, name: parsed.data.name, steps: parsed.data.steps });
+        if (errors.length === 0) valid.push({ file, name: parsed.data.name, steps: parsed.data.steps, team: parsed.data.team });
       }
       if (errors.length > 0) files.push({ file, errors });
     }
     if (files.length > 0) throw badRequest(`${files.length} definition file(s) are invalid; nothing was reloaded`, { files });
-    // New names belong to the operator who reloads; a name that exists changes only if they may change it.
-    const results = await this.definitions.registerAll(
-      valid.map((item) => ({ name: item.name, hash: stepsHash(item.steps), steps: item.steps, source: `file:${item.file}` })),
-      { owner: caller.sub, team: null, by: caller.sub },
-      (name, owned) => definitionRule.writable(caller, owned, name),
-    );
+    // New names belong to the operator who reloads, shared with the file's `team` (403 unless they may
+    // share with it); a name that exists changes only if they may change it. All or nothing.
+    const items = valid.map((item) => ({
+      name: item.name,
+      hash: stepsHash(item.steps),
+      steps: item.steps,
+      source: `file:${item.file}`,
+      registrant: { ...definitionRule.ownerFor(caller, item.team), by: caller.sub },
+    }));
+    const results = await this.definitions.registerAll(items, (name, owned) => definitionRule.writable(caller, owned, name));
     return {
       directory,
       loaded: results.map((result, i) => ({ file: valid[i]!.file, name: result.row.name, version: result.row.version, created: result.created })),

@@ -76,14 +76,6 @@ export const StepDefinition = z
   });
 export type StepDefinition = z.infer<typeof StepDefinition>;
 
-/** A definition: a name and its steps (checked further by the service: ids, dependencies, cycles). */
-export const WorkflowDefinition = z.object({
-  name: WorkflowName,
-  description: z.string().max(2000).optional(),
-  steps: z.array(StepDefinition).min(1).max(1000),
-});
-export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
-
 /** A team (auth's id) to share a new definition name or run with: members read it, editors change and run it. */
 export const TeamId = z
   .string()
@@ -95,6 +87,16 @@ export const TeamId = z
  * `owner` is null on what was created before owners were recorded (reached only with `workers:admin`).
  */
 const ownership = { owner: z.string().nullable(), team: z.string().nullable() };
+
+/** A definition: a name and its steps (checked further by the service: ids, dependencies, cycles). */
+export const WorkflowDefinition = z.object({
+  name: WorkflowName,
+  description: z.string().max(2000).optional(),
+  /** A file's definition (`POST /workflows/reload`): the team a new name is shared with. */
+  team: TeamId.optional(),
+  steps: z.array(StepDefinition).min(1).max(1000),
+});
+export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
 
 /** `POST /workflows`: registers the definition (a new version when the steps changed) and starts a run. */
 export const StartWorkflowBody = z.object({
