@@ -601,11 +601,10 @@ export class EngineRepository {
   /**
    * Steps whose lease expired while running (their worker died or lost Postgres): each moves to a
    * new attempt and is queued again; the lost attempt is recorded as `lost`. `runIds` limits it to
-   * those runs. Poison steps (found orphaned WORKERS_POISON_AFTER times) are not recovered but
-   * failed, by `failPoisonSteps`, which runs first.
+   * those runs. Poison steps (found orphaned WORKERS_POISON_AFTER times) are left to
+   * `failPoisonSteps`, which the callers run first.
    */
   async recoverOrphans(runIds?: readonly string[]): Promise<Array<StepJob & { runId: string; stepId: string }>> {
-    await this.failPoisonSteps(runIds);
     const rows = await this.db.$queryRaw<Array<StepJob & { runId: string; stepId: string }>>`
       WITH recovered AS (
         UPDATE steps s SET state = 'queued', attempt = s.attempt + 1, recoveries = s.recoveries + 1, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,

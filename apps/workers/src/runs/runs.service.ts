@@ -127,7 +127,10 @@ export class RunsService {
   /** Recovers the orphaned steps of the runs the caller may change (all of them for `workers:admin`). */
   async recoverOrphaned(caller: Caller) {
     const runs = runRule.isAdmin(caller) ? undefined : (await this.engine.orphanedRuns()).filter((run) => runRule.canWrite(caller, run)).map((run) => run.id);
-    const recovered = runs?.length === 0 ? [] : await this.engine.recoverOrphans(runs);
+    if (runs?.length === 0) return { recovered: 0, steps: [] };
+    // Poison steps (their workers died running them WORKERS_POISON_AFTER times) fail instead.
+    await this.engine.failPoisonSteps(runs);
+    const recovered = await this.engine.recoverOrphans(runs);
     // Committed: steps Redis did not take are queued again by the reaper (WORKERS_REQUEUE_AFTER_MS).
     await this.dispatcher.dispatch(recovered).catch(() => undefined);
     return { recovered: recovered.length, steps: recovered.map((step) => ({ workflow_id: step.runId, step: step.stepId, attempt: step.attempt })) };
