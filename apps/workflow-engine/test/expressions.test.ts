@@ -1,6 +1,8 @@
+import { spawnService, TestIssuer } from '@platform/testing';
 import jsonata from 'jsonata';
+import { readFileSync } from 'node:fs';
 import { runsInline } from '../src/expressions/expressions';
-import { startEngine, type Engine } from './harness';
+import { redisDatabase, startEngine, type Engine } from './harness';
 
 // The probe's escapes (issue 27): JSONata that froze the engine's event loop for minutes. Each is
 // now stopped by its time or memory budget in an evaluator process, and the engine answers
@@ -115,4 +117,63 @@ describe('which expressions run inline', () => {
     '$x := 1',
     'a ~> $count',
   ])('%s goes to an evaluator process', (source) => expect(inline(source)).toBe(false));
+});
+
+describe('evaluator processes', () => {
+  /** Every process under `pid` (Linux: each thread's `children` in /proc). */
+  const descendants = (pid: number): number[] => {
+    const tasks = (() => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    const children = tasks.split(' ').filter(Boolean).map(Number);
+    return children.flatMap((child) => [child, ...descendants(child)]);
+  };
+  const alive = (pid: number) => {
+    try {
+      return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+    } catch {
+      return false;
+    }
+  };
+
+  it('do not outlive an engine killed with SIGKILL, even one stuck in an expression', async () => {
+    const issuer = await new TestIssuer().start();
+    const service = await spawnService('workflow-engine', {
+      env: {
+        AUTH_URL: new URL(issuer.jwksUri).origin,
+        AUTH_ISSUER: issuer.issuer,
+        REDIS_URL: redisDatabase(1),
+        WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
+        WORKFLOW_ENGINE_EXPRESSION_TIMEOUT_MS: '600000',
+      },
+    });
+    try {
+      const auth = { Authorization: issuer.bearer(['workflows:read', 'workflows:write'], { sub: 'orphan-test' }), 'Content-Type': 'application/json' };
+      const created = await fetch(`${service.url}/api/v1/workflows`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ name: 'stuck', category: 'testing', flow: condition('$contains("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /^(a+)+$/)') }),
+      }).then((res) => res.json() as Promise<{ id: string }>);
+      await fetch(`${service.url}/api/v1/workflows/${created.id}/execute`, { method: 'POST', headers: auth, body: '{}' });
+      const evaluators = descendants(service.child.pid!).filter(alive);
+      expect(evaluators.length).toBeGreaterThan(0);
+      // Killed only once one evaluator is inside the expression (it has spent half a second of CPU).
+      const cpuTicks = (pid: number) => {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return Number(fields[11]) + Number(fields[12]);
+      };
+      for (let i = 0; i < 600 && !evaluators.some((pid) => alive(pid) && cpuTicks(pid) > 50); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(evaluators.some((pid) => cpuTicks(pid) > 50)).toBe(true);
+      await service.kill();
+      for (let i = 0; i < 100 && evaluators.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(evaluators.filter(alive)).toEqual([]);
+    } finally {
+      await service.stop().catch(() => undefined);
+      await issuer.stop();
+    }
+  }, 90_000);
 });

@@ -46,6 +46,13 @@ export interface ExpressionPoolOptions {
  * `jsonata` is required by the absolute path the engine resolved.
  */
 const EVALUATOR = (jsonataPath: string) => `
+// A process stuck in an expression never sees its engine go (no 'disconnect' on a blocked loop):
+// a thread of its own ends it once the engine is gone (reparented), so none outlives a SIGKILL.
+const { Worker } = require('node:worker_threads');
+new Worker(
+  'const { workerData } = require("node:worker_threads"); setInterval(() => process.ppid !== workerData && process.kill(process.pid, "SIGKILL"), 500);',
+  { eval: true, workerData: process.ppid },
+).unref();
 const jsonata = require(${JSON.stringify(jsonataPath)});
 const parsed = new Map();
 process.on('message', async ({ id, source, input, maxResultBytes }) => {
