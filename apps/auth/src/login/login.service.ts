@@ -24,20 +24,24 @@ export class Login {
     private readonly teams: Teams,
   ) {}
 
-  /** A whole password login holds one password-work slot: past the queue it is refused (503) before it counts against the account. */
-  withPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
-    return this.passwords.run(() => this.checkPassword(input, origin));
-  }
-
-  private async checkPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
-    const reservation = await this.lockout.reserve(input.username);
-    if (!reservation.allowed) {
-      await this.audit.record({ eventType: 'login_locked', clientId: input.client_id, ...origin, metadata: { username: input.username } });
-      throw tooManyRequests('Too many failed attempts; try again later', reservation.retryAfterSeconds);
-    }
+  /**
+   * A password login. Only the lockout reservation and the scrypt verification hold a password-work
+   * slot (past the queue: 503, before the attempt counts against the account); the Postgres work
+   * before and after runs outside it, so a database that stops answering fails each login on its
+   * own (503 within the query deadline) instead of holding the slots while every other login waits.
+   */
+  async withPassword(input: { username: string; password: string; client_id: string }, origin: AuditOrigin) {
     const user = await this.users.findByUsername(input.username);
-    const genuine = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
-    if (!user || !user.passwordHash || !genuine || user.disabled) {
+    const verdict = await this.passwords.run(async () => {
+      const reservation = await this.lockout.reserve(input.username);
+      if (!reservation.allowed) return { locked: true as const, retryAfterSeconds: reservation.retryAfterSeconds };
+      return { locked: false as const, genuine: await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash())) };
+    });
+    if (verdict.locked) {
+      await this.audit.record({ eventType: 'login_locked', clientId: input.client_id, ...origin, metadata: { username: input.username } });
+      throw tooManyRequests('Too many failed attempts; try again later', verdict.retryAfterSeconds);
+    }
+    if (!user || !user.passwordHash || !verdict.genuine || user.disabled) {
       await this.audit.record({
         eventType: 'login_failure',
         userId: user?.id ?? null,
