@@ -4,6 +4,7 @@ import {
   McpRegistryClient,
   serviceApiKeyToken,
   ServiceClient,
+  TokenExchanger,
   guardedTransport,
   type TokenSource,
 } from '@platform/clients';
@@ -18,6 +19,7 @@ import { BatchesRepository } from './batches/batches.repository';
 import { batchRoutes } from './batches/batches.router';
 import { BatchesService } from './batches/batches.service';
 import { CollectionsRepository } from './collections/collections.repository';
+import { Delegations } from './executions/delegations';
 import { collectionRoutes } from './collections/collections.router';
 import { CollectionsService } from './collections/collections.service';
 import { createDatabase } from './database';
@@ -111,7 +113,6 @@ export const workflowEngineService = defineService({
       ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.WORKFLOW_ENGINE_API_KEY, clientId: 'workflow-engine' })
       : undefined;
     const localModels = new LocalModelsClient({ baseUrl: config.LOCAL_MODELS_URL, token: serviceToken, timeoutMs: 120_000 });
-    const mcp = new McpRegistryClient({ baseUrl: config.MCP_REGISTRY_URL, token: serviceToken, timeoutMs: 30_000 });
     const cms = config.CMS_URL
       ? new JsonApiCmsClient({ baseUrl: config.CMS_URL, token: () => config.CMS_API_KEY, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE })
       : undefined;
@@ -137,6 +138,9 @@ export const workflowEngineService = defineService({
       : undefined;
 
     const secrets = new SecretBox(config.WORKFLOW_ENGINE_SECRET_KEY);
+    // Runs call models and MCP servers as the user who started them (./executions/delegations.ts).
+    const exchanger = serviceToken ? new TokenExchanger({ authUrl: config.AUTH_URL, serviceToken }) : undefined;
+    const delegations = new Delegations(infra.redis, secrets, exchanger, serviceToken);
     const workflowsRepository = new WorkflowsRepository(infra.db);
     const workflows = new WorkflowsService(workflowsRepository, secrets);
     const collections = new CollectionsService(
@@ -176,18 +180,21 @@ export const workflowEngineService = defineService({
       executionsRepository,
       async (workflowId) => (await workflows.get(workflowId)).flow as unknown as workflowEngine.Flow,
       events,
-      (_signal, run) => ({
-        localModels,
-        mcp,
-        cms,
-        scm,
-        images,
-        cmsClientId: config.CMS_CLIENT_ID,
-        defaultModel: config.DEFAULT_MODEL,
-        embeddingModel: config.EMBEDDING_MODEL,
-        vectors: collections.readableBy(run.scope),
-        expressions: inlineOrBudgeted,
-      }),
+      (_signal, run) => {
+        const token = delegations.tokenFor(run.id);
+        return {
+          localModels: new LocalModelsClient({ baseUrl: config.LOCAL_MODELS_URL, token, timeoutMs: 120_000 }),
+          mcp: new McpRegistryClient({ baseUrl: config.MCP_REGISTRY_URL, token, timeoutMs: 30_000 }),
+          cms,
+          scm,
+          images,
+          cmsClientId: config.CMS_CLIENT_ID,
+          defaultModel: config.DEFAULT_MODEL,
+          embeddingModel: config.EMBEDDING_MODEL,
+          vectors: collections.readableBy(run.scope),
+          expressions: inlineOrBudgeted,
+        };
+      },
       logger,
       localEnds,
       config.WORKFLOW_ENGINE_MAX_CRASHES,
@@ -210,8 +217,16 @@ export const workflowEngineService = defineService({
       },
       logger,
     );
-    const executions = new ExecutionsService(executionsRepository, workflows, executionProducer, events, config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS, localEnds);
-    const batches = new BatchesService(new BatchesRepository(infra.db), workflows, batchProducer, engine, events, webhooks);
+    const executions = new ExecutionsService(
+      executionsRepository,
+      workflows,
+      executionProducer,
+      events,
+      config.WORKFLOW_ENGINE_SYNC_TIMEOUT_MS,
+      localEnds,
+      delegations,
+    );
+    const batches = new BatchesService(new BatchesRepository(infra.db), workflows, batchProducer, engine, events, webhooks, delegations);
 
     const reportEnd = async (outcome: RunOutcome | undefined) => {
       if (!outcome) return;

@@ -1,4 +1,5 @@
 import { spawnService, TestIssuer, uniqueName, type ServiceProcess } from '@platform/testing';
+import request from 'supertest';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -6,8 +7,9 @@ import { FakeServer, json } from './fakes';
 import { finished, startEngine, type Engine } from './harness';
 
 // The real mcp-registry service, started as its own process (an app never imports another), with
-// the MCP reference server `mcp-server-everything` behind it; the engine reaches it with a service
-// token it gets by exchanging its API key at (a stand-in for) auth.
+// the MCP reference server `mcp-server-everything` behind it. A run reaches it as the user who
+// started it: the engine exchanges the user's token at (a stand-in for) auth, its own API key's
+// token as the actor (RFC 8693), and the registry shows that user's connections only.
 const ROOT = path.join(__dirname, '../../..');
 let registry: ServiceProcess;
 let issuer: TestIssuer;
@@ -34,6 +36,14 @@ beforeAll(async () => {
     },
   });
   auth = await new FakeServer((req, body, res) => {
+    if (req.url === '/api/v1/auth/token') {
+      // The exchange: the subject's identity and permissions, the engine's account as the actor.
+      const { subject_token } = body as { subject_token: string };
+      const subject = JSON.parse(Buffer.from(subject_token.split('.')[1], 'base64url').toString()) as { sub: string; permissions: string[] };
+      const actor = JSON.parse(Buffer.from(String(req.headers.authorization).split('.')[1], 'base64url').toString()) as { sub: string };
+      const token = issuer.token({ sub: subject.sub, permissions: subject.permissions, act: { sub: actor.sub } });
+      return json(res, 200, { access_token: token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 900 });
+    }
     if (req.url !== '/api/v1/auth/api-key' || (body as { api_key?: string }).api_key !== 'engine-key')
       return json(res, 401, { error: { type: 'authentication_error', code: 'invalid_token', message: 'bad key' } });
     json(res, 200, {
@@ -59,9 +69,9 @@ describe('MCP components against the real mcp-registry and the MCP reference ser
     const capability = uniqueName('echo-cap');
     const registered = await fetch(`${registry.url}/connections`, {
       method: 'POST',
-      // Registered as the engine's own service account: connections are owned (mcp-registry's
-      // ownership rule), and the engine still calls the registry with its own key, not its users'.
-      headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: 'workflow-engine' }), 'Content-Type': 'application/json' },
+      // Registered by the user who will run the workflow: connections are owned, and only their
+      // owner (or a team member, or mcp:admin) finds and calls them.
+      headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: engine.user }), 'Content-Type': 'application/json' },
       body: JSON.stringify({
         name: uniqueName('everything'),
         type: 'server',
@@ -79,11 +89,52 @@ describe('MCP components against the real mcp-registry and the MCP reference ser
       ],
       edges: [{ source: 'find', target: 'call' }],
     });
-    const done = await finished(engine, (await engine.execute(wf.id)).body.executionId, 60_000);
+    const runAs = engine.issuer.bearer(['workflows:read', 'workflows:write', 'mcp:read', 'mcp:write'], { sub: engine.user });
+    const started = await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).set('Authorization', runAs).send({});
+    expect(started.status).toBe(202);
+    const done = await finished(engine, started.body.executionId, 60_000);
     expect(done.status).toBe('completed');
     expect(done.result.find.total).toBe(1);
     expect(done.result.find.servers[0]).toMatchObject({ id: connectionId });
     expect(done.result.call.text).toBe('Echo: hello from 1 server');
     expect(auth.requests.filter((r) => r.path === '/api/v1/auth/api-key')).toHaveLength(1);
+    expect(auth.requests.filter((r) => r.path === '/api/v1/auth/token')).toHaveLength(1);
+    // The delegated token waits for the run sealed, never as a readable JWT.
+    const sealed = await engine.svc.infra.redis.get(`workflow-engine:delegation:${started.body.executionId}`);
+    expect(sealed).toMatch(/^v1\./);
+    expect(sealed).not.toContain('eyJ');
+  }, 90_000);
+
+  it("does not reach another user's connection: the run finds nothing and its call fails as not found", async () => {
+    const capability = uniqueName('alien-cap');
+    const registered = await fetch(`${registry.url}/connections`, {
+      method: 'POST',
+      headers: {
+        Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: uniqueName('someone-else') }),
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({
+        name: uniqueName('everything'),
+        type: 'server',
+        protocol: 'stdio',
+        endpoint: { command: 'mcp-server-everything', args: [] },
+        capabilities: [capability, 'echo'],
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const connectionId = ((await registered.json()) as { id: string }).id;
+    const wf = await engine.createWorkflow({
+      nodes: [
+        { id: 'find', type: 'MCPServerQuery', data: { capability } },
+        { id: 'call', type: 'MCPToolCall', data: { tool: 'echo', connectionId, params: { message: 'hi' } } },
+      ],
+      edges: [{ source: 'find', target: 'call' }],
+    });
+    const runAs = engine.issuer.bearer(['workflows:read', 'workflows:write', 'mcp:read', 'mcp:write'], { sub: engine.user });
+    const started = await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).set('Authorization', runAs).send({});
+    const done = await finished(engine, started.body.executionId, 60_000);
+    expect(done.status).toBe('failed');
+    expect(done.nodes.find.output ?? done.result?.find).toMatchObject({ total: 0 });
+    expect(JSON.stringify(done.error)).toMatch(/404|not found/i);
   }, 90_000);
 });

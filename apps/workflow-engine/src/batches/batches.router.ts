@@ -1,5 +1,6 @@
 import { workflowEngine } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
+import { bearerToken } from '@platform/jwt';
 import type { RequestHandler } from 'express';
 import { streamBaseOf } from '../executions/executions.router';
 import type { BatchesService } from './batches.service';
@@ -18,7 +19,7 @@ export function batchRoutes(api: ApiRouter, batches: BatchesService, before: Req
       params: workflowEngine.WorkflowParams,
       body: workflowEngine.BatchRequest,
       responses: { 202: { description: 'Accepted', schema: workflowEngine.Batch }, 404: { description: 'No such workflow' } },
-      handler: (req) => batches.create(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl)),
+      handler: (req) => batches.create(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl), bearerToken(req)),
     })
     .route({
       method: 'get',

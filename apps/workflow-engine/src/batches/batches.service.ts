@@ -4,6 +4,7 @@ import { rules } from '../access/ownership';
 import type { TypedQueue } from '@platform/queues';
 import type { ExecutionEngine } from '../executions/engine';
 import type { EventBus, StreamEvent } from '../executions/event-bus';
+import type { Delegations } from '../executions/delegations';
 import type { batchQueue } from '../executions/execution-queue';
 import type { Webhooks } from '../webhooks/webhooks';
 import type { WorkflowsService } from '../workflows/workflows.service';
@@ -39,6 +40,7 @@ export class BatchesService {
     private readonly engine: ExecutionEngine,
     private readonly events: EventBus,
     private readonly webhooks: Webhooks,
+    private readonly delegations?: Delegations,
   ) {}
 
   async create(
@@ -46,6 +48,7 @@ export class BatchesService {
     request: { inputs: Array<Record<string, Record<string, unknown>>>; options: { concurrency: number; failureMode: string; progressCallback?: string } },
     caller: Caller,
     streamBase: string,
+    callerToken?: string,
   ) {
     // Only who may run the workflow batches it; the batch and its items are theirs, in the workflow's team.
     const workflow = await this.workflows.runnable(workflowId, caller);
@@ -57,6 +60,7 @@ export class BatchesService {
           issues: unknown.map((id) => ({ path: `body.inputs.${index}.${id}`, message: 'No such node', code: 'unknown_node' })),
         });
     });
+    const delegated = await this.delegations?.obtain(callerToken);
     const row = await this.repository.create({
       workflowId,
       totalItems: request.inputs.length,
@@ -69,6 +73,7 @@ export class BatchesService {
       team: workflow.team,
       scope: rules.collection.readScope(caller),
     });
+    await this.delegations?.keep(row.id, delegated);
     await this.queue.add('batch', { batchId: row.id }, { jobId: row.id, attempts: 25, backoff: { type: 'exponential', delay: 500 } });
     return view(row, streamBase);
   }
@@ -121,6 +126,7 @@ export class BatchesService {
         const index = next++;
         const execution = await this.repository.itemExecution(batch, index, inputs[index] ?? {}, {});
         if (execution.status === 'completed' || execution.status === 'failed') continue;
+        await this.delegations?.copy(batchId, execution.id);
         await this.engine.run(execution.id, signal);
         progress = await this.repository.progress(batchId);
         report = report.then(() => publish());

@@ -34,7 +34,10 @@ export interface RunOutcome {
 }
 
 /** A run's component context; `run` says whose it is (what its components may read). */
-export type ContextFactory = (signal: AbortSignal, run: Pick<ExecutionRow, 'owner' | 'team' | 'scope'>) => Omit<ComponentContext, 'runComponent' | 'signal'>;
+export type ContextFactory = (
+  signal: AbortSignal,
+  run: Pick<ExecutionRow, 'id' | 'owner' | 'team' | 'scope'>,
+) => Omit<ComponentContext, 'runComponent' | 'signal'>;
 
 /** A workflow's flow by id (workflows never change once stored, so callers may cache it). */
 export type FlowSource = (workflowId: string) => Promise<Flow>;

@@ -1,5 +1,6 @@
 import { workflowEngine } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
+import { bearerToken } from '@platform/jwt';
 import type { Request, RequestHandler } from 'express';
 import type { ExecutionsService } from './executions.service';
 
@@ -26,7 +27,7 @@ export function executionRoutes(api: ApiRouter, executions: ExecutionsService, b
         404: { description: 'No such workflow' },
       },
       handler: async (req, res) => {
-        const answer = await executions.execute(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl));
+        const answer = await executions.execute(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl), bearerToken(req));
         res.status(answer.status).json(answer.body);
       },
     })

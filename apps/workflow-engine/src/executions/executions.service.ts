@@ -8,6 +8,7 @@ import type { executionQueue } from './execution-queue';
 import type { NodeStates } from './execution-state';
 import { executionView } from './executions.view';
 import type { ExecutionRow, ExecutionsRepository } from './executions.repository';
+import type { Delegations } from './delegations';
 import type { LocalEnds } from './local-ends';
 
 type ExecuteRequest = workflowEngine.ExecuteRequest;
@@ -23,13 +24,14 @@ export class ExecutionsService {
     private readonly events: EventBus,
     private readonly syncTimeoutMs: number,
     private readonly localEnds?: LocalEnds,
+    private readonly delegations?: Delegations,
   ) {}
 
   /**
    * Stores the run and enqueues it; `async: false` waits for its end up to the configured limit.
    * Only a caller who may run the workflow starts it; the run is theirs, in the workflow's team.
    */
-  async execute(workflowId: string, request: ExecuteRequest, caller: Caller, streamBase: string) {
+  async execute(workflowId: string, request: ExecuteRequest, caller: Caller, streamBase: string, callerToken?: string) {
     const workflow = await this.workflows.runnable(workflowId, caller);
     const flow = workflow.flow as unknown as Flow;
     const ids = new Set(flow.nodes.map((node) => node.id));
@@ -39,6 +41,7 @@ export class ExecutionsService {
         issues: unknown.map((id) => ({ path: `body.inputs.${id}`, message: 'No such node', code: 'unknown_node' })),
       });
     const estimatedDuration = await this.workflows.estimatedSeconds(workflowId, flow);
+    const delegated = await this.delegations?.obtain(callerToken);
     const execution = await this.repository.create({
       workflowId,
       inputs: request.inputs,
@@ -48,6 +51,7 @@ export class ExecutionsService {
       team: workflow.team,
       scope: rules.collection.readScope(caller),
     });
+    await this.delegations?.keep(execution.id, delegated);
     if (!request.options.async) this.localEnds?.watch(execution.id);
     const done = request.options.async ? undefined : this.waitForEnd(execution.id);
     try {
