@@ -18,8 +18,9 @@ export const SERVICE_KEYS = {
     variable: 'GATEWAY_API_KEY',
     permissions: ['mesh:read', 'mesh:write', 'traces:read', 'traces:write', 'traces:admin', 'registry:read', 'agents:read', 'mcp:read', 'tokens:exchange'],
   },
-  // Reads the registry and mirrors executions from workers.
-  master: { variable: 'MASTER_API_KEY', permissions: ['registry:read', 'workers:read', 'workflows:read', 'tokens:exchange'] },
+  // Reads the registry and mirrors executions from workers: the runs it starts are its users' (a
+  // delegated token starts them), so its scheduled sync reads them with workers:admin.
+  master: { variable: 'MASTER_API_KEY', permissions: ['registry:read', 'workers:read', 'workers:admin', 'workflows:read', 'tokens:exchange'] },
   // Runs models on local-models and tools through the mcp-registry.
   'workflow-engine': { variable: 'WORKFLOW_ENGINE_API_KEY', permissions: ['models:read', 'models:invoke', 'mcp:read', 'mcp:write', 'tokens:exchange'] },
   // Resolves agent steps through the mesh's routing.
