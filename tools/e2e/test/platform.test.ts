@@ -197,12 +197,16 @@ describe('the platform end to end', () => {
     expect(inMaster.status).toBe(200);
     expect(inMaster.body).toMatchObject({ namespace: 'e2e', name: agentName });
 
-    // The gateway registered it with its own service token (GATEWAY_API_KEY, issued at boot).
+    // The gateway acted for the admin with a token auth delegated (RFC 8693, the gateway's key as
+    // the actor): what the saga created in master and the mesh is the admin's, not the gateway's.
+    const admin = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string };
+    expect(inMaster.body.owner).toBe(admin.sub);
     const inMesh = await call(`${platform!.urls.mesh}/api/v1/agents?namespace=e2e&limit=500`, 'GET');
     expect(inMesh.status).toBe(200);
     const meshed = (inMesh.body.agents as Json[]).find((entry) => entry.id === agent.refs.meshId);
     expect(meshed).toMatchObject({ name: agentName, namespace: 'e2e' });
     expect(JSON.stringify(meshed?.capabilities)).toContain('network-outbound');
+    expect(meshed?.owner).toBe(admin.sub);
 
     const inTracing = await call(`${platform!.urls.tracing}/api/projects/${agent.refs.tracingProject}/spans`, 'GET');
     expect(inTracing.status).toBe(200);
@@ -222,7 +226,7 @@ describe('the platform end to end', () => {
       },
     });
     expect({ status: connection.status, body: connection.body }).toMatchObject({ status: 201, body: { id: expect.any(String) } });
-    // The gateway's discovery finds it, asking the mesh and the mcp-registry with its own key.
+    // The gateway's discovery finds it, asking the mesh and the mcp-registry as the caller.
     const discovered = await call(`${platform!.urls.gateway}/api/v1/registry/discover?capability=${capability}`, 'GET');
     expect({ status: discovered.status, body: discovered.body }).toMatchObject({
       status: 200,
