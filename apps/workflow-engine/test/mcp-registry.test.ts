@@ -64,35 +64,46 @@ afterAll(async () => {
   await issuer?.stop();
 });
 
+/**
+ * The reference server registered in mcp-registry by `owner` (connections are owned: only their
+ * owner, a team member or mcp:admin finds and calls them), under a capability of its own.
+ */
+async function registerEverything(owner: string) {
+  const capability = uniqueName('echo-cap');
+  const registered = await fetch(`${registry.url}/connections`, {
+    method: 'POST',
+    headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: owner }), 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      name: uniqueName('everything'),
+      type: 'server',
+      protocol: 'stdio',
+      endpoint: { command: 'mcp-server-everything', args: [] },
+      capabilities: [capability, 'echo'],
+    }),
+  });
+  expect(registered.status).toBe(201);
+  return { capability, connectionId: ((await registered.json()) as { id: string }).id };
+}
+
+/** Finds servers by `capability`, then calls echo on `connectionId`, run by the file's user. */
+async function findAndEcho(capability: string, connectionId: string) {
+  const wf = await engine.createWorkflow({
+    nodes: [
+      { id: 'find', type: 'MCPServerQuery', data: { capability } },
+      { id: 'call', type: 'MCPToolCall', data: { tool: 'echo', connectionId, params: { message: 'hello from {{find.total}} server' } } },
+    ],
+    edges: [{ source: 'find', target: 'call' }],
+  });
+  const runAs = engine.issuer.bearer(['workflows:read', 'workflows:write', 'mcp:read', 'mcp:write'], { sub: engine.user });
+  const started = await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).set('Authorization', runAs).send({});
+  expect(started.status).toBe(202);
+  return { executionId: started.body.executionId as string, done: await finished(engine, started.body.executionId, 60_000) };
+}
+
 describe('MCP components against the real mcp-registry and the MCP reference server', () => {
-  it('discovers the server and calls its echo tool through the registry', async () => {
-    const capability = uniqueName('echo-cap');
-    const registered = await fetch(`${registry.url}/connections`, {
-      method: 'POST',
-      // Registered by the user who will run the workflow: connections are owned, and only their
-      // owner (or a team member, or mcp:admin) finds and calls them.
-      headers: { Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: engine.user }), 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        name: uniqueName('everything'),
-        type: 'server',
-        protocol: 'stdio',
-        endpoint: { command: 'mcp-server-everything', args: [] },
-        capabilities: [capability, 'echo'],
-      }),
-    });
-    expect(registered.status).toBe(201);
-    const connectionId = ((await registered.json()) as { id: string }).id;
-    const wf = await engine.createWorkflow({
-      nodes: [
-        { id: 'find', type: 'MCPServerQuery', data: { capability } },
-        { id: 'call', type: 'MCPToolCall', data: { tool: 'echo', connectionId, params: { message: 'hello from {{find.total}} server' } } },
-      ],
-      edges: [{ source: 'find', target: 'call' }],
-    });
-    const runAs = engine.issuer.bearer(['workflows:read', 'workflows:write', 'mcp:read', 'mcp:write'], { sub: engine.user });
-    const started = await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).set('Authorization', runAs).send({});
-    expect(started.status).toBe(202);
-    const done = await finished(engine, started.body.executionId, 60_000);
+  it('discovers the server and calls its echo tool through the registry, as the user who runs it', async () => {
+    const { capability, connectionId } = await registerEverything(engine.user);
+    const { executionId, done } = await findAndEcho(capability, connectionId);
     expect(done.status).toBe('completed');
     expect(done.result.find.total).toBe(1);
     expect(done.result.find.servers[0]).toMatchObject({ id: connectionId });
@@ -100,39 +111,14 @@ describe('MCP components against the real mcp-registry and the MCP reference ser
     expect(auth.requests.filter((r) => r.path === '/api/v1/auth/api-key')).toHaveLength(1);
     expect(auth.requests.filter((r) => r.path === '/api/v1/auth/token')).toHaveLength(1);
     // The delegated token waits for the run sealed, never as a readable JWT.
-    const sealed = await engine.svc.infra.redis.get(`workflow-engine:delegation:${started.body.executionId}`);
+    const sealed = await engine.svc.infra.redis.get(`workflow-engine:delegation:${executionId}`);
     expect(sealed).toMatch(/^v1\./);
     expect(sealed).not.toContain('eyJ');
   }, 90_000);
 
   it("does not reach another user's connection: the run finds nothing and its call fails as not found", async () => {
-    const capability = uniqueName('alien-cap');
-    const registered = await fetch(`${registry.url}/connections`, {
-      method: 'POST',
-      headers: {
-        Authorization: issuer.bearer(['mcp:admin', 'mcp:write', 'mcp:read'], { sub: uniqueName('someone-else') }),
-        'Content-Type': 'application/json',
-      },
-      body: JSON.stringify({
-        name: uniqueName('everything'),
-        type: 'server',
-        protocol: 'stdio',
-        endpoint: { command: 'mcp-server-everything', args: [] },
-        capabilities: [capability, 'echo'],
-      }),
-    });
-    expect(registered.status).toBe(201);
-    const connectionId = ((await registered.json()) as { id: string }).id;
-    const wf = await engine.createWorkflow({
-      nodes: [
-        { id: 'find', type: 'MCPServerQuery', data: { capability } },
-        { id: 'call', type: 'MCPToolCall', data: { tool: 'echo', connectionId, params: { message: 'hi' } } },
-      ],
-      edges: [{ source: 'find', target: 'call' }],
-    });
-    const runAs = engine.issuer.bearer(['workflows:read', 'workflows:write', 'mcp:read', 'mcp:write'], { sub: engine.user });
-    const started = await request(engine.app).post(`/api/v1/workflows/${wf.id}/execute`).set('Authorization', runAs).send({});
-    const done = await finished(engine, started.body.executionId, 60_000);
+    const { capability, connectionId } = await registerEverything(uniqueName('someone-else'));
+    const { done } = await findAndEcho(capability, connectionId);
     expect(done.status).toBe('failed');
     expect(done.nodes.find.output ?? done.result?.find).toMatchObject({ total: 0 });
     expect(JSON.stringify(done.error)).toMatch(/404|not found/i);
