@@ -1,5 +1,4 @@
 import { bullmqConnection } from '@platform/data';
-import { ApiError } from '@platform/http';
 import type { ConnectionOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 
@@ -39,28 +38,4 @@ export function pingEvery(redis: Redis, everyMs: number): () => void {
   const timer = setInterval(() => void redis.ping().catch(() => undefined), everyMs);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-const TIMED_OUT = /^Command timed out|^Socket timeout/;
-
-/** Whether an error is a Redis command that timed out (ioredis' own errors, which the platform's mapping does not name). */
-export function isRedisTimeout(error: unknown): boolean {
-  for (
-    let current = error as { message?: unknown; cause?: unknown } | undefined, depth = 0;
-    current && depth < 5;
-    current = current.cause as typeof current, depth++
-  ) {
-    if (typeof current.message === 'string' && TIMED_OUT.test(current.message)) return true;
-  }
-  return false;
-}
-
-/** The answer the platform gives for Redis being down (as `toApiError` does): 503 naming the cache. */
-export function cacheUnavailable(): ApiError {
-  return new ApiError(503, 'api_error', 'service_unavailable', 'Redis is unavailable; try again shortly', { dependency: 'cache' }, { 'Retry-After': '5' });
-}
-
-/** A Redis timeout as the 503 naming the cache; anything else unchanged. */
-export function asCacheError(error: unknown): unknown {
-  return isRedisTimeout(error) ? cacheUnavailable() : error;
 }

@@ -1,7 +1,6 @@
 import { env } from '@platform/config';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
-import type { ErrorRequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { z } from 'zod';
@@ -14,7 +13,7 @@ import { ClusterRepository } from './cluster/cluster.repository';
 import { clusterRoutes } from './cluster/cluster.router';
 import { ClusterService } from './cluster/cluster.service';
 import { createDatabase } from './database';
-import { asCacheError, hardenRedis } from './redis';
+import { hardenRedis } from './redis';
 import { MeshGrpcServer } from './grpc/grpc.server';
 import { SubscriberHub } from './grpc/subscribers';
 import { HealthRepository } from './health/health.repository';
@@ -389,9 +388,6 @@ export const meshService = defineService({
         return { draining: true as const, in_flight: inFlight, grpc_streams: streams };
       },
     });
-
-    // A Redis command that timed out is Redis being down: 503 naming the cache, not a 500.
-    api.router.use(((error, _req, _res, next) => next(asCacheError(error))) as ErrorRequestHandler);
 
     // GET /health is the bootstrap's; documented here so the OpenAPI document lists every spec row.
     const root = new ApiRouter();

@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/http';
+import { dependencyUnavailable } from '@platform/http';
 import type { Logger } from '@platform/telemetry';
 
 /** The parts of an ioredis connection (or BullMQ's proxy of one) the watch uses. */
@@ -16,15 +16,11 @@ export interface RedisWatchOptions {
   intervalMs: number;
 }
 
-/** The answer when Redis does not answer in time: 503 naming `cache`, as the error handler words an outage. */
-export const cacheUnavailable = () =>
-  new ApiError(503, 'api_error', 'service_unavailable', 'Redis is unavailable; try again shortly', { dependency: 'cache' }, { 'Retry-After': '5' });
-
-/** `work`, or the cache-unavailable error when Redis has not answered within `ms` (the work is left to finish or fail on its own). */
+/** `work`, or the 503 naming `cache` when Redis has not answered within `ms` (the work is left to finish or fail on its own). */
 export function withRedisTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(cacheUnavailable()), ms);
+    timer = setTimeout(() => reject(dependencyUnavailable('cache')), ms);
   });
   work.catch(() => undefined);
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));

@@ -1,3 +1,5 @@
+import { ApiError } from './errors';
+
 /** Which of the service's stores an error says is unreachable, if it says so. */
 export type Dependency = 'database' | 'cache';
 
@@ -6,7 +8,9 @@ const DATABASE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P202
 // 57014 statement timeout, 57P0x shutdown, 08xxx connection exceptions, 53300 too many connections.
 const DATABASE_SQLSTATE = /^(57014|57P0[1-3]|08\d{3}|53300)$/;
 const DATABASE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Can't reach database server|ECONNREFUSED.*5432/i;
-const CACHE_MESSAGE = /Stream isn't writeable|Connection is closed|enableOfflineQueue|max retries per request|ECONNREFUSED.*6379/i;
+// ioredis' commandTimeout and socketTimeout: a Redis gone silent, or a connection dropping bytes.
+const CACHE_MESSAGE =
+  /Stream isn't writeable|Connection is closed|enableOfflineQueue|max retries per request|ECONNREFUSED.*6379|^Command timed out|^Socket timeout/i;
 
 interface AdapterCause {
   kind?: string;
@@ -46,6 +50,12 @@ export function unavailableDependency(error: unknown): Dependency | undefined {
     if (CACHE_MESSAGE.test(message)) return 'cache';
   }
   return undefined;
+}
+
+/** The answer for a store that is down: 503 naming it, with a hint to retry. */
+export function dependencyUnavailable(dependency: Dependency): ApiError {
+  const name = dependency === 'database' ? 'PostgreSQL' : 'Redis';
+  return new ApiError(503, 'api_error', 'service_unavailable', `${name} is unavailable; try again shortly`, { dependency }, { 'Retry-After': '5' });
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ErrorBody } from '@platform/contracts';
 import { PermissionError, TokenError } from '@platform/jwt';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isUniqueViolation, unavailableDependency } from './dependency-errors';
+import { dependencyUnavailable, isUniqueViolation, unavailableDependency } from './dependency-errors';
 import { ApiError, badRequest, payloadTooLarge } from './errors';
 import { currentRequestId } from '@platform/telemetry';
 
@@ -29,10 +29,7 @@ export function toApiError(error: unknown): ApiError {
   }
   if (isUniqueViolation(error)) return new ApiError(409, 'conflict_error', 'conflict', 'It already exists (created meanwhile by another request)');
   const dependency = unavailableDependency(error);
-  if (dependency) {
-    const name = dependency === 'database' ? 'PostgreSQL' : 'Redis';
-    return new ApiError(503, 'api_error', 'service_unavailable', `${name} is unavailable; try again shortly`, { dependency }, { 'Retry-After': '5' });
-  }
+  if (dependency) return dependencyUnavailable(dependency);
   // Express and its parsers mark a client's mistake with its 4xx status (a malformed percent-escape,
   // a body whose Content-Encoding does not decode): it keeps that status, in the one error shape.
   const status = Number((error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode);

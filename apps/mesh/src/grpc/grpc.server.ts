@@ -8,7 +8,6 @@ import { agentRule, type Caller } from '../access';
 import type { AgentsService } from '../agents/agents.service';
 import type { MessagesService } from '../messages/messages.service';
 import type { NodeState } from '../operations/operations.state';
-import { isRedisTimeout } from '../redis';
 import { HEALTH_SERVICE, MESH_SERVICE, protos } from './proto';
 import { Subscriber, type DeliveryFrame, type SubscriberHub } from './subscribers';
 
@@ -55,7 +54,7 @@ function toGrpcError(error: unknown): Partial<grpc.ServiceError> {
                   : grpc.status.INTERNAL;
     return status(code, error.message);
   }
-  const dependency = isRedisTimeout(error) ? 'cache' : unavailableDependency(error);
+  const dependency = unavailableDependency(error);
   if (dependency) return status(grpc.status.UNAVAILABLE, `${dependency === 'cache' ? 'Redis' : 'PostgreSQL'} is unavailable`);
   return status(grpc.status.INTERNAL, 'internal error');
 }
