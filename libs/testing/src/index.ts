@@ -8,3 +8,4 @@ export * from './tcp-proxy';
 export * from './local-server';
 export * from './fake-ollama';
 export * from './tenancy';
+export * from './redis-server';
