@@ -11,7 +11,7 @@ import { inferenceRoutes } from './inference/inference.router';
 import { InferenceService } from './inference/inference.service';
 import { modelRoutes } from './models/models.router';
 import { ModelCatalog } from './models/models.service';
-import { PriceTable, Pricing } from './tools/pricing';
+import { PriceTable, Pricing } from '@platform/contracts';
 import { toolRoutes } from './tools/tools.router';
 import { ToolsService } from './tools/tools.service';
 import { UsageRepository } from './usage/usage.repository';

@@ -2,6 +2,7 @@ export * from './errors';
 export * from './health';
 export * from './paging';
 export * from './token';
+export * from './model-pricing';
 export * as auth from './auth';
 export * as mcpRegistry from './mcp-registry';
 export * as registry from './registry';

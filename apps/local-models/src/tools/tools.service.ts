@@ -1,8 +1,7 @@
-import { localModels } from '@platform/contracts';
+import { localModels, type Pricing } from '@platform/contracts';
 import { z } from 'zod';
 import type { Caller, InferenceService } from '../inference/inference.service';
 import type { ModelCatalog } from '../models/models.service';
-import type { Pricing } from './pricing';
 
 const inputSchema = z.toJSONSchema(localModels.InvokeRequest.shape.input, { io: 'input' }) as Record<string, unknown>;
 

@@ -1,6 +1,5 @@
-import type { localModels } from '@platform/contracts';
+import type { localModels, Pricing } from '@platform/contracts';
 import type { Logger } from '@platform/telemetry';
-import type { Pricing } from '../tools/pricing';
 import type { UsageFilter, UsageRepository, UsageRow } from './usage.repository';
 import { usageView } from './usage.view';
 

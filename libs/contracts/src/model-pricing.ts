@@ -14,7 +14,10 @@ const PriceValue = z.union([
   z.object({ input: z.number().min(0), output: z.number().min(0) }).strict(),
 ]);
 
-/** `LOCAL_MODELS_PRICES`: a JSON object of model name → price per 1,000 tokens, one number or `{input, output}`. */
+/**
+ * The platform's model price table (`LOCAL_MODELS_PRICES`, `TRACING_MODEL_PRICES`): a JSON object of
+ * model name → price per 1,000 tokens, one number or `{input, output}`.
+ */
 export const PriceTable = z
   .string()
   .default('{}')
@@ -36,17 +39,29 @@ export const PriceTable = z
 
 const FREE: Price = { input: 0, output: 0 };
 
-/** Looks prices up by exact name, then the name without `:latest`; embedded models run here and cost 0. */
+/** Where a model runs: `embedded` is in-process on the platform's own machines and costs 0. */
+export type ModelBackend = 'embedded' | 'ollama' | 'remote';
+
+/** Looks prices up by exact name, then the name without `:latest`; unknown models cost 0. */
 export class Pricing {
   constructor(private readonly table: Record<string, Price>) {}
 
-  priceOf(model: string, backend: 'embedded' | 'ollama'): Price {
-    if (backend === 'embedded') return FREE;
-    return this.table[model] ?? this.table[model.replace(/:latest$/, '')] ?? FREE;
+  /** Whether the table names this model (so a cost of 0 means free, not unknown). */
+  has(model: string): boolean {
+    return this.find(model) !== undefined;
   }
 
-  cost(model: string, backend: 'embedded' | 'ollama', promptTokens: number, completionTokens: number): number {
+  priceOf(model: string, backend: ModelBackend = 'remote'): Price {
+    if (backend === 'embedded') return FREE;
+    return this.find(model) ?? FREE;
+  }
+
+  cost(model: string, backend: ModelBackend, promptTokens: number, completionTokens: number): number {
     const price = this.priceOf(model, backend);
     return Math.round(((promptTokens * price.input + completionTokens * price.output) / 1000) * 1e8) / 1e8;
+  }
+
+  private find(model: string): Price | undefined {
+    return this.table[model] ?? this.table[model.replace(/:latest$/, '')];
   }
 }
