@@ -22,6 +22,7 @@ import { CollectionsRepository } from './collections/collections.repository';
 import { Delegations } from './executions/delegations';
 import { collectionRoutes } from './collections/collections.router';
 import { CollectionsService } from './collections/collections.service';
+import { componentRoutes } from './components/components.router';
 import { createDatabase } from './database';
 import { ExecutionEngine, type RunOutcome } from './executions/engine';
 import { EventBus } from './executions/event-bus';
@@ -281,6 +282,7 @@ export const workflowEngineService = defineService({
       for (const { id } of unfinished) await executionProducer.add('execute', { executionId: id }, { jobId: id, ...EXECUTION_JOB_OPTIONS });
     }
 
+    componentRoutes(api, before);
     workflowRoutes(api, workflows, before);
     executionRoutes(api, executions, before, config.WORKFLOW_ENGINE_PUBLIC_URL);
     batchRoutes(api, batches, before, config.WORKFLOW_ENGINE_PUBLIC_URL);

@@ -130,6 +130,12 @@ describe('the tenancy table', () => {
       request: () => ({ path: '/api/v1/workflows/catalog?limit=500' }),
       lists: (body, owned) => (body as { workflows: Array<{ id: string }> }).workflows.some((w) => w.id === owned.workflowId),
     },
+    'GET /api/v1/components': { exempt: 'the component library ships with the service: nobody owns it' },
+    'GET /api/v1/workflows/{workflowId}': { access: 'read', request: (owned) => ({ path: `/api/v1/workflows/${owned.workflowId}` }) },
+    'GET /api/v1/workflows/{workflowId}/executions': {
+      access: 'read',
+      request: (owned) => ({ path: `/api/v1/workflows/${owned.workflowId}/executions` }),
+    },
     'POST /api/v1/workflows/{workflowId}/execute': {
       access: 'write',
       request: (owned) => ({ path: `/api/v1/workflows/${owned.workflowId}/execute`, body: {} }),

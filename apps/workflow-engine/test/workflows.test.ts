@@ -136,3 +136,69 @@ describe('catalog and templates', () => {
     expect(used).toMatchObject({ components: 3, category: 'ai_workflows' });
   });
 });
+
+describe("the editor's reads: component library, a workflow's flow, its execution history", () => {
+  const read = (path: string, auth = engine.auth(['workflows:read'])) => request(engine.app).get(`/api/v1${path}`).set('Authorization', auth);
+
+  it('lists the 16 components with their outputs and the JSON Schema of their data', async () => {
+    const res = await read('/components');
+    expect(res.status).toBe(200);
+    expect(res.body.components).toHaveLength(16);
+    const llm = res.body.components.find((c: { type: string }) => c.type === 'LLMNode');
+    expect(llm).toMatchObject({ group: 'AI', outputs: ['completion', 'model', 'tokens'] });
+    expect(llm.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['prompt'],
+      properties: { prompt: { type: 'string' }, temperature: { type: 'number', maximum: 2 } },
+    });
+    const image = res.body.components.find((c: { type: string }) => c.type === 'ImageGen');
+    // A field with a default is optional on input, and its choices are named.
+    expect(image.inputSchema.required).toEqual(['prompt']);
+    expect(image.inputSchema.properties.size).toMatchObject({ enum: ['256x256', '512x512', '1024x1024'], default: '1024x1024' });
+    expect((await request(engine.app).get('/api/v1/components')).status).toBe(401);
+    expect((await read('/components', engine.auth([]))).status).toBe(403);
+  });
+
+  it('returns a stored flow exactly as posted, positions included', async () => {
+    const flow = {
+      nodes: [
+        { id: 'a', type: 'Merge', position: { x: 12.5, y: -40 }, data: { inputs: [1] } },
+        {
+          id: 'b',
+          type: 'Condition',
+          position: { x: 300, y: 80 },
+          data: { condition: 'value > 1', input: '{{a.merged}}' },
+          retry: { enabled: true, maxAttempts: 2, backoff: 'exponential', initialDelay: 10 },
+        },
+      ],
+      edges: [{ id: 'a-b', source: 'a', target: 'b' }],
+    };
+    const created = await post({ name: uniqueName('detail'), category: 'testing', tags: ['x'], flow });
+    const res = await read(`/workflows/${created.body.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: created.body.id, category: 'testing', tags: ['x'], status: 'active', owner: engine.user, team: null, flow });
+    expect(res.body.webhookSecret).toBeUndefined();
+    const stranger = await read(`/workflows/${created.body.id}`, engine.issuer.bearer(['workflows:read'], { sub: uniqueName('stranger') }));
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.error.message).toBe(`No workflow ${created.body.id}`);
+    expect((await read('/workflows/not-a-uuid')).status).toBe(400);
+    expect((await read('/workflows/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it("lists a workflow's runs newest first, only those the caller may read", async () => {
+    const created = await post({ name: uniqueName('history'), category: 'testing', flow: { nodes: [node('a', 'Merge', { inputs: [1] })] } });
+    const first = (await engine.execute(created.body.id, { options: { async: false } })).body;
+    const second = (await engine.execute(created.body.id, { options: { async: false } })).body;
+    const res = await read(`/workflows/${created.body.id}/executions`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ total: 2, limit: 50, offset: 0 });
+    expect(res.body.executions.map((e: { executionId: string }) => e.executionId)).toEqual([second.executionId, first.executionId]);
+    expect(res.body.executions[0]).toMatchObject({ workflowId: created.body.id, status: 'completed', owner: engine.user, batchId: null });
+    expect(typeof res.body.executions[0].duration).toBe('number');
+    const paged = await read(`/workflows/${created.body.id}/executions?limit=1&offset=1`);
+    expect(paged.body.executions.map((e: { executionId: string }) => e.executionId)).toEqual([first.executionId]);
+    expect((await read(`/workflows/${created.body.id}/executions?limit=501`)).status).toBe(400);
+    const stranger = engine.issuer.bearer(['workflows:read'], { sub: uniqueName('stranger') });
+    expect((await read(`/workflows/${created.body.id}/executions`, stranger)).status).toBe(404);
+  });
+});

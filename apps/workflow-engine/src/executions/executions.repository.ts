@@ -1,4 +1,4 @@
-import type { ReadScope } from '@platform/http';
+import { readScopeWhere, type ReadScope } from '@platform/http';
 import type { Pool } from 'pg';
 import type { Db } from '../database';
 import type { ExecutionFailure, NodeStates } from './execution-state';
@@ -127,6 +127,22 @@ export class ExecutionsRepository {
         outcome.durationMs,
       ],
     });
+  }
+
+  /** A page of one workflow's runs within `scope` (what the caller may read), newest first. */
+  async pageOfWorkflow(workflowId: string, scope: ReadScope, limit: number, offset: number) {
+    const where = { workflowId, ...readScopeWhere(scope) };
+    const [rows, total] = await Promise.all([
+      this.db.execution.findMany({
+        where,
+        orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
+        take: limit,
+        skip: offset,
+        select: { id: true, workflowId: true, status: true, startedAt: true, completedAt: true, durationMs: true, batchId: true, owner: true, team: true },
+      }),
+      this.db.execution.count({ where }),
+    ]);
+    return { rows, total };
   }
 
   async counts(since: Date) {

@@ -1,4 +1,4 @@
-import { workflowEngine } from '@platform/contracts';
+import { PageQuery, workflowEngine } from '@platform/contracts';
 import type { ApiRouter } from '@platform/http';
 import { bearerToken } from '@platform/jwt';
 import type { Request, RequestHandler } from 'express';
@@ -30,6 +30,20 @@ export function executionRoutes(api: ApiRouter, executions: ExecutionsService, b
         const answer = await executions.execute(req.valid.params.workflowId, req.valid.body, req.auth!, streamBaseOf(req, publicUrl), bearerToken(req));
         res.status(answer.status).json(answer.body);
       },
+    })
+    .route({
+      method: 'get',
+      path: '/workflows/:workflowId/executions',
+      summary: "A workflow's execution history (beyond spec 3)",
+      description:
+        "Its runs the caller may read (their own, their teams', every one with `workflows:admin`), newest first; batch items included (`batchId`). 404 when the caller may not read the workflow.",
+      tags: ['executions'],
+      access: { permission: 'workflows:read' },
+      before,
+      params: workflowEngine.WorkflowParams,
+      query: PageQuery,
+      responses: { 200: { description: 'A page of executions', schema: workflowEngine.ExecutionHistory }, 404: { description: 'No such workflow' } },
+      handler: (req) => executions.ofWorkflow(req.valid.params.workflowId, req.valid.query, req.auth),
     })
     .route({
       method: 'get',

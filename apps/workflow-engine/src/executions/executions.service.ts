@@ -105,6 +105,28 @@ export class ExecutionsService {
     return executionView(row, flow, await this.workflows.estimatedSeconds(row.workflowId, flow));
   }
 
+  /** A workflow's runs the caller may read, newest first (404 when they may not read the workflow). */
+  async ofWorkflow(workflowId: string, page: { limit: number; offset: number }, caller: Caller | undefined) {
+    await this.workflows.readable(workflowId, caller);
+    const { rows, total } = await this.repository.pageOfWorkflow(workflowId, rules.execution.readScope(caller), page.limit, page.offset);
+    return {
+      executions: rows.map((row) => ({
+        executionId: row.id,
+        workflowId: row.workflowId,
+        status: row.status as workflowEngine.ExecutionSummary['status'],
+        startedAt: row.startedAt.toISOString(),
+        completedAt: row.completedAt?.toISOString() ?? null,
+        duration: row.durationMs,
+        batchId: row.batchId,
+        owner: row.owner,
+        team: row.team,
+      })),
+      total,
+      limit: page.limit,
+      offset: page.offset,
+    };
+  }
+
   /** Throws the not-found answer unless the caller may read the run (a stream's subscription). */
   async authorize(executionId: string, caller: Caller): Promise<void> {
     rules.execution.readable(caller, await this.repository.find(executionId), executionId);

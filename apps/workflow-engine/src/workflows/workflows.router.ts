@@ -29,6 +29,18 @@ export function workflowRoutes(api: ApiRouter, workflows: WorkflowsService, befo
       handler: () => workflows.templates(),
     })
     .route({
+      method: 'get',
+      path: '/workflows/:workflowId',
+      summary: 'A workflow with its flow (beyond spec 3)',
+      description: 'What an editor opens: the stored flow (nodes with their positions and data, edges). 404 when the caller may not read it.',
+      tags: ['workflows'],
+      access: { permission: 'workflows:read' },
+      before,
+      params: workflowEngine.WorkflowParams,
+      responses: { 200: { description: 'The workflow', schema: workflowEngine.WorkflowDetail }, 404: { description: 'No such workflow' } },
+      handler: (req) => workflows.detail(req.valid.params.workflowId, req.auth),
+    })
+    .route({
       method: 'post',
       path: '/workflows',
       summary: 'Create a workflow',

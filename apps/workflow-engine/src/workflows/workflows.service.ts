@@ -76,6 +76,30 @@ export class WorkflowsService {
     return row;
   }
 
+  /** The stored workflow with its flow, when the caller may read it (404 exactly as for a missing one otherwise). */
+  async detail(id: string, caller: Caller | undefined): Promise<workflowEngine.WorkflowDetail> {
+    const row = rules.workflow.readable(caller, await this.get(id), id);
+    return {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      category: row.category,
+      complexity: row.complexity,
+      tags: row.tags,
+      status: row.status,
+      version: row.version,
+      createdAt: row.createdAt.toISOString(),
+      flow: row.flow as unknown as Flow,
+      owner: row.owner,
+      team: row.team,
+    };
+  }
+
+  /** The workflow when the caller may read it (404 otherwise). */
+  async readable(id: string, caller: Caller | undefined) {
+    return rules.workflow.readable(caller, await this.get(id), id);
+  }
+
   /** The workflow when the caller may run it (404 when they may not read it, 403 when they only read it). */
   async runnable(id: string, caller: Caller | undefined) {
     return rules.workflow.writable(caller, await this.get(id), id);

@@ -108,6 +108,53 @@ export const CatalogEntry = z.object({
 });
 export const CatalogResponse = z.object({ workflows: z.array(CatalogEntry), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
+/** A stored workflow with its flow (`GET /workflows/{id}`): what an editor opens. */
+export const WorkflowDetail = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  complexity: z.string(),
+  tags: z.array(z.string()),
+  status: z.string(),
+  version: z.string(),
+  createdAt: z.string(),
+  flow: Flow,
+  ...Ownership,
+});
+export type WorkflowDetail = z.infer<typeof WorkflowDetail>;
+
+/** One run in a workflow's execution history (`GET /workflows/{id}/executions`), newest first. */
+export const ExecutionSummary = z.object({
+  executionId: z.string(),
+  workflowId: z.string(),
+  status: z.enum(['queued', 'running', 'completed', 'failed']),
+  startedAt: z.string(),
+  completedAt: z.string().nullable(),
+  duration: z.number().nullable(),
+  batchId: z.string().nullable(),
+  ...Ownership,
+});
+export type ExecutionSummary = z.infer<typeof ExecutionSummary>;
+export const ExecutionHistory = z.object({
+  executions: z.array(ExecutionSummary),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+/** A component of the library (`GET /components`): its node `data` as a JSON Schema, and its outputs. */
+export const ComponentInfo = z.object({
+  type: ComponentType,
+  group: z.enum(['AI', 'CMS', 'MCP', 'Logic']),
+  description: z.string(),
+  outputs: z.array(z.string()),
+  /** JSON Schema (draft 2020-12) of the node's `data`, as accepted on input (defaults optional). */
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+export type ComponentInfo = z.infer<typeof ComponentInfo>;
+export const ComponentsResponse = z.object({ components: z.array(ComponentInfo) });
+
 export const Template = z.object({
   id: z.string(),
   name: z.string(),
