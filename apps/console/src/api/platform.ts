@@ -1,0 +1,41 @@
+import { useSyncExternalStore } from 'react';
+import { createApiFetch, type ApiFetch } from './client';
+import { hasPermission } from './permissions';
+import { SessionStore, type SessionState } from './session';
+import type { SessionUser } from './session-schema';
+
+/** The one session of the page: the access token lives in its memory only. */
+export const session = new SessionStore();
+
+/** What sections use to reach the services through the gateway. */
+export interface Platform {
+  /** `request('registry', '/api/v1/agents', { query })`: the path is the service's own. */
+  request: ApiFetch;
+}
+
+const platform: Platform = { request: createApiFetch(session) };
+
+export function usePlatform(): Platform {
+  return platform;
+}
+
+export interface SessionView {
+  state: SessionState;
+  user: SessionUser | undefined;
+  /** Whether the signed-in user holds `permission` (`*` and `<resource>:*` count). */
+  can: (permission: string | undefined) => boolean;
+  signIn: (username: string, password: string) => Promise<SessionUser>;
+  signOut: () => Promise<void>;
+}
+
+export function useSession(): SessionView {
+  const state = useSyncExternalStore(session.subscribe, session.getSnapshot);
+  const user = state.status === 'signed-in' ? state.user : undefined;
+  return {
+    state,
+    user,
+    can: (permission) => hasPermission(user?.permissions, permission),
+    signIn: (username, password) => session.signIn(username, password),
+    signOut: () => session.signOut(),
+  };
+}

@@ -1,0 +1,82 @@
+import { Button, Card, Center, Divider, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { useSession } from '../api';
+import { listProviders } from '../api/providers';
+import { ApiErrorAlert } from '../ui';
+
+/** Where to go after signing in: only a path of this console, never another origin. */
+export function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : '/';
+}
+
+export function SignInPage() {
+  const { state, signIn } = useSession();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const providers = useQuery({ queryKey: ['console', 'providers'], queryFn: listProviders, retry: false });
+
+  if (state.status === 'signed-in') return <Navigate to={next} replace />;
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await signIn(username, password);
+      navigate(next, { replace: true });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Card withBorder shadow="sm" w={380} padding="lg">
+        <form onSubmit={(event) => void onSubmit(event)}>
+          <Stack>
+            <Title order={1} size="h3">
+              Sign in to the agent platform
+            </Title>
+            {state.status === 'signed-out' && state.reason && (
+              <Text size="sm" c="dimmed">
+                {state.reason}
+              </Text>
+            )}
+            <TextInput label="Username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
+            <PasswordInput
+              label="Password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+            />
+            {error !== undefined && <ApiErrorAlert error={error} title="Sign-in failed" />}
+            <Button type="submit" loading={busy}>
+              Sign in
+            </Button>
+            {providers.data && providers.data.length > 0 && (
+              <>
+                <Divider label="or" labelPosition="center" />
+                {providers.data.map((provider) => (
+                  <Button key={provider.id} component="a" variant="default" href={`/api/v1/console/oauth/${encodeURIComponent(provider.id)}`}>
+                    Sign in with {provider.name ?? provider.id}
+                  </Button>
+                ))}
+              </>
+            )}
+          </Stack>
+        </form>
+      </Card>
+    </Center>
+  );
+}

@@ -1,0 +1,5 @@
+export { ApiErrorAlert } from './ApiErrorAlert';
+export { JsonView } from './JsonView';
+export { PageHeader } from './PageHeader';
+export { DataTable, type Column } from './DataTable';
+export { QueryState } from './QueryState';
