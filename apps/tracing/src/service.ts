@@ -21,6 +21,7 @@ import { EvaluationsService } from './evaluations/evaluations.service';
 import { IngestBuffer } from './ingest/ingest-buffer';
 import { IngestKeys } from './ingest/ingest-keys';
 import { IngestService } from './ingest/ingest.service';
+import { OtlpGrpcServer } from './ingest/otlp.grpc';
 import { otlpDocumentation, otlpRouter } from './ingest/otlp.router';
 import { spanRoutes } from './spans/spans.router';
 import { SpansRepository } from './spans/spans.repository';
@@ -34,9 +35,12 @@ export const tracingService = defineService({
   port: 6006,
   openapi: {
     title: 'Tracing API',
-    description: 'OTLP/HTTP span ingestion, trace and span queries, retention, datasets, evaluations and embedding projections.',
+    description:
+      'OTLP/HTTP and OTLP/gRPC (TRACING_GRPC_PORT) span ingestion, trace and span queries, retention, datasets, evaluations and embedding projections.',
   },
   config: {
+    /** OTLP/gRPC (TraceService/Export and grpc.health.v1.Health); 0: a free port. */
+    TRACING_GRPC_PORT: env.port(4317),
     /** Largest OTLP body, measured after decompression (MiB). */
     TRACING_MAX_BODY_MB: env.int(16, { min: 1, max: 512 }),
     /** A batch of buffered spans is committed at least this often (ms)... */
@@ -116,6 +120,17 @@ export const tracingService = defineService({
     const embeddings = new EmbeddingsService(new EmbeddingsRepository(db), infra.queues.producer(projectionQueue), '/api');
     infra.queues.process(projectionQueue, (payload) => embeddings.process(payload), { concurrency: 1 });
 
+    // OTLP/gRPC takes spans wherever the API runs (not in the worker role).
+    const grpc =
+      infra.role === 'worker'
+        ? undefined
+        : new OtlpGrpcServer({ service: ingest, keys, verifier, maxMessageBytes: config.TRACING_MAX_BODY_MB * 1024 * 1024, logger });
+    if (grpc) {
+      await grpc.listen(config.HOST, config.TRACING_GRPC_PORT);
+      infra.onShutdown('otlp grpc server', () => grpc.close(), ShutdownPriority.intake);
+      logger.info({ port: grpc.port }, 'OTLP/gRPC listening');
+    }
+
     const api = new ApiRouter(verifier);
     spanRoutes(api, new SpansService(spansRepository, buffer, ingest));
     configRoutes(api, retention, buffer);
@@ -137,7 +152,14 @@ export const tracingService = defineService({
         { basePath: '/v1', router: otlpDocumentation(verifier) },
         { basePath: '/api', router: api },
       ],
-      health: { aliases: ['/api/health'], extra: () => ({ ingest: { buffer_depth: buffer.depth, buffer_capacity: buffer.capacity } }) },
+      health: {
+        aliases: ['/api/health'],
+        extra: () => ({
+          ingest: { buffer_depth: buffer.depth, buffer_capacity: buffer.capacity },
+          ...(grpc && { grpc: { port: grpc.port, status: grpc.status } }),
+        }),
+      },
+      grpc,
     };
   },
 });

@@ -14,6 +14,8 @@ export interface Harness {
   svc: StartedService<unknown, unknown>;
   issuer: TestIssuer;
   url: string;
+  /** The OTLP/gRPC port (a free one). */
+  grpcPort: number;
   bearer: (permissions: string[]) => string;
   stop: () => Promise<void>;
 }
@@ -29,6 +31,7 @@ export async function startTracing(env: Record<string, string> = {}): Promise<Ha
       REDIS_URL: testRedisUrl,
       TRACING_INGEST_KEYS: `${INGEST_KEY},second-key`,
       TRACING_FLUSH_MS: '20',
+      TRACING_GRPC_PORT: '0',
       // No scheduled retention: its first run starts at once, in whichever test process takes it,
       // and would race the retention tests' own settings and counts.
       TRACING_RETENTION_INTERVAL_MS: '0',
@@ -44,6 +47,7 @@ export async function startTracing(env: Record<string, string> = {}): Promise<Ha
     svc: svc as unknown as StartedService<unknown, unknown>,
     issuer,
     url: svc.url,
+    grpcPort: (svc.parts as { grpc?: { port: number } }).grpc?.port ?? 0,
     bearer: (permissions) => issuer.bearer(permissions, { sub: TEST_USER }),
     stop: async () => {
       await svc.stop();

@@ -141,6 +141,7 @@ export function createPlatform({ apps, ports = 'fixed', env, admin, tracingKey, 
     const taken = new Set();
     for (const app of apps) portOf.set(app.name, ports === 'free' ? await freePort(taken) : app.port);
     platform.grpcPort = ports === 'free' ? await freePort(taken) : Number(env.GRPC_PORT || 3015);
+    platform.tracingGrpcPort = ports === 'free' ? await freePort(taken) : Number(env.TRACING_GRPC_PORT || 4317);
     for (const app of apps) platform.urls[app.name] = `http://127.0.0.1:${portOf.get(app.name)}`;
     const urls = platform.urls;
 
@@ -152,7 +153,7 @@ export function createPlatform({ apps, ports = 'fixed', env, admin, tracingKey, 
     common.TRACING_INGEST_KEY = tracingKey.key;
     const own = {
       auth: { AUTH_ADMIN_USERNAME: admin.username, AUTH_ADMIN_PASSWORD: admin.password, AUTH_PUBLIC_URL: authUrl },
-      tracing: { TRACING_INGEST_KEYS: [env.TRACING_INGEST_KEYS, tracingKey.digest].filter(Boolean).join(',') },
+      tracing: { TRACING_INGEST_KEYS: [env.TRACING_INGEST_KEYS, tracingKey.digest].filter(Boolean).join(','), TRACING_GRPC_PORT: String(platform.tracingGrpcPort) },
       mesh: { GRPC_PORT: String(platform.grpcPort) },
       gateway: {
         GATEWAY_PUBLIC_URL: urls.gateway,

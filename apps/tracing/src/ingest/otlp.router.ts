@@ -1,15 +1,14 @@
-import { ApiError, ApiRouter, unauthorized } from '@platform/http';
-import { hasPermission, PermissionError, TokenError, type TokenVerifier } from '@platform/jwt';
+import { ApiError, ApiRouter } from '@platform/http';
+import { TokenError, type TokenVerifier } from '@platform/jwt';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { tracing } from '@platform/contracts';
+import { authenticateIngest, INGEST_PERMISSION, presentedCredential } from './ingest-auth';
 import { BufferFullError } from './ingest-buffer';
 import type { IngestKeys } from './ingest-keys';
 import type { IngestService, OtlpFormat } from './ingest.service';
 import { DecodeError, encodeResponseProtobuf, responseJson } from './otlp.codec';
 import { readBody } from './request-body';
-
-export const INGEST_PERMISSION = 'traces:write';
 
 export interface OtlpRouteOptions {
   service: IngestService;
@@ -26,14 +25,6 @@ function formatOf(req: Request): OtlpFormat | undefined {
   return undefined;
 }
 
-/** The caller's credential: `x-api-key`, else the bearer token. */
-function credential(req: Request): string | undefined {
-  const apiKey = req.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey.length > 0) return apiKey.trim();
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return match?.[1];
-}
-
 /**
  * `POST /v1/traces`, OTLP/HTTP. Mounted before the JSON parser: it reads its own body (protobuf or
  * JSON, optionally gzip), so the size limit applies to the inflated bytes.
@@ -41,13 +32,8 @@ function credential(req: Request): string | undefined {
 export function otlpRouter(options: OtlpRouteOptions): Router {
   const router = express.Router();
   const authenticate = async (req: Request): Promise<void> => {
-    const presented = credential(req);
-    if (!presented) throw new TokenError('token_missing', 'An ingestion key (Authorization: Bearer or x-api-key) or a token with traces:write is required');
-    if (options.keys.matches(presented)) return;
-    if (presented.split('.').length !== 3) throw unauthorized('The ingestion key is not valid', { reason: 'invalid_key' });
-    const claims = await options.verifier.verify(presented);
-    req.auth = claims;
-    if (!hasPermission(claims.permissions, INGEST_PERMISSION)) throw new PermissionError(INGEST_PERMISSION, claims.permissions);
+    const claims = await authenticateIngest(presentedCredential(req.headers['x-api-key'], req.headers.authorization), options.keys, options.verifier);
+    if (claims) req.auth = claims;
   };
 
   router.post('/v1/traces', async (req: Request, res: Response, next: NextFunction) => {
