@@ -1,7 +1,7 @@
 import { PlatformError, platformErrorFrom } from './errors';
 import type { SessionStore } from './session';
 
-/** The services behind the gateway's pass-through, by their app names. */
+/** The services the console reaches, by their app names: the gateway itself, the rest through it. */
 export const SERVICES = [
   'gateway',
   'auth',
@@ -16,9 +16,15 @@ export const SERVICES = [
 ] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-/** `/api/v1/platform/<service><path>`: how the gateway passes a console call on to a service. */
-export function platformUrl(service: ServiceName, path: string, query?: Record<string, string | number | boolean | undefined>): string {
-  const url = `/api/v1/platform/${service}${path.startsWith('/') ? path : `/${path}`}`;
+type Query = Record<string, string | number | boolean | undefined>;
+
+/**
+ * Where a service's own path is reached from the browser: the gateway's at the same origin, every
+ * other service through the gateway's pass-through `/api/v1/platform/<service><path>`.
+ */
+export function platformUrl(service: ServiceName, path: string, query?: Query): string {
+  const own = path.startsWith('/') ? path : `/${path}`;
+  const url = service === 'gateway' ? own : `/api/v1/platform/${service}${own}`;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) params.set(key, String(value));
   const search = params.toString();
@@ -29,17 +35,17 @@ export interface ApiRequest extends Omit<RequestInit, 'body'> {
   /** A JSON body (sent with `content-type: application/json`). */
   json?: unknown;
   body?: BodyInit;
-  query?: Record<string, string | number | boolean | undefined>;
+  query?: Query;
 }
 
+/** The parsed JSON (or text) of a successful answer; a PlatformError for any other. */
 export type ApiFetch = <T = unknown>(service: ServiceName, path: string, init?: ApiRequest) => Promise<T>;
+/** The answer itself, whatever its status (streams, health bodies of a 503); throws only when unreachable. */
+export type ApiSend = (service: ServiceName, path: string, init?: ApiRequest) => Promise<Response>;
 
-/**
- * A fetch of the platform's services with the session's bearer token: on a 401 it refreshes the
- * session once and retries; any other failure throws a PlatformError parsed from the error shape.
- */
-export function createApiFetch(session: SessionStore, fetchImpl: typeof fetch = (...args) => fetch(...args)): ApiFetch {
-  return async function apiFetch<T>(service: ServiceName, path: string, init: ApiRequest = {}): Promise<T> {
+/** Calls with the session's bearer token; on a 401 the session is refreshed once and the call retried. */
+export function createApiSend(session: SessionStore, fetchImpl: typeof fetch = (...args) => fetch(...args)): ApiSend {
+  return async (service, path, init = {}) => {
     const { json, query, headers, ...rest } = init;
     const send = (token: string | undefined) => {
       const h = new Headers(headers);
@@ -53,13 +59,20 @@ export function createApiFetch(session: SessionStore, fetchImpl: typeof fetch = 
         body: json !== undefined ? JSON.stringify(json) : rest.body,
       });
     };
-    let response: Response;
     try {
-      response = await send(session.accessToken);
-      if (response.status === 401 && (await session.refresh())) response = await send(session.accessToken);
+      const response = await send(session.accessToken);
+      if (response.status !== 401 || !(await session.refresh())) return response;
+      return await send(session.accessToken);
     } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
       throw new PlatformError(0, 'network_error', `The gateway cannot be reached (${(error as Error).message})`);
     }
+  };
+}
+
+export function createApiFetch(send: ApiSend): ApiFetch {
+  return async function apiFetch<T>(service: ServiceName, path: string, init?: ApiRequest): Promise<T> {
+    const response = await send(service, path, init);
     if (response.status === 204) return undefined as T;
     const text = await response.text();
     if (!response.ok) throw platformErrorFrom(response.status, text);

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { createApiFetch, type ApiFetch } from './client';
+import { createApiFetch, createApiSend, type ApiFetch, type ApiSend } from './client';
 import { hasPermission } from './permissions';
 import { SessionStore, type SessionState } from './session';
 import type { SessionUser } from './session-schema';
@@ -11,9 +11,12 @@ export const session = new SessionStore();
 export interface Platform {
   /** `request('registry', '/api/v1/agents', { query })`: the path is the service's own. */
   request: ApiFetch;
+  /** The same call, answering the Response itself: for streams, and bodies of non-2xx answers. */
+  send: ApiSend;
 }
 
-const platform: Platform = { request: createApiFetch(session) };
+const send = createApiSend(session);
+const platform: Platform = { request: createApiFetch(send), send };
 
 export function usePlatform(): Platform {
   return platform;

@@ -1,29 +1,40 @@
 import { HealthResponse } from '@platform/contracts';
-import { PlatformError, SERVICES, type Platform, type ServiceName } from '../../api';
+import { SERVICES, type Platform, type ServiceName } from '../../api';
+import { platformErrorFrom } from '../../api/errors';
 
 export interface Readiness {
   service: ServiceName;
   ready: boolean;
   /** Each dependency the service checks (postgres, redis, …) and whether it is up. */
   checks: Record<string, string>;
-  /** Why it is not ready, when it says or cannot be reached. */
+  /** Why it is not ready, when it cannot say so itself. */
   problem?: string;
 }
 
-/** One service's `/health/ready`: a 503 still carries its checks, so it is read, not thrown. */
+/** Reads one `/health/ready` answer: a 503 still carries the checks, which say what is down. */
+export function readinessFrom(service: ServiceName, status: number, bodyText: string): Readiness {
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    json = undefined;
+  }
+  const health = HealthResponse.safeParse(json);
+  if (health.success) {
+    const ready = status === 200 && health.data.status === 'healthy';
+    return { service, ready, checks: health.data.dependencies, ...(ready ? {} : { problem: status === 200 ? undefined : `answered ${status}` }) };
+  }
+  if (status === 200) return { service, ready: true, checks: {} };
+  const error = platformErrorFrom(status, bodyText);
+  return { service, ready: false, checks: {}, problem: `${status}: ${error.message}` };
+}
+
 export async function readinessOf(platform: Platform, service: ServiceName): Promise<Readiness> {
   try {
-    const body = await platform.request(service, '/health/ready');
-    const parsed = HealthResponse.safeParse(body);
-    return parsed.success
-      ? { service, ready: parsed.data.status === 'healthy', checks: parsed.data.dependencies }
-      : { service, ready: true, checks: {} };
+    const response = await platform.send(service, '/health/ready');
+    return readinessFrom(service, response.status, await response.text());
   } catch (error) {
-    if (error instanceof PlatformError) {
-      const parsed = HealthResponse.safeParse(error.details);
-      return { service, ready: false, checks: parsed.success ? parsed.data.dependencies : {}, problem: `${error.status}: ${error.message}` };
-    }
-    return { service, ready: false, checks: {}, problem: String(error) };
+    return { service, ready: false, checks: {}, problem: (error as Error).message };
   }
 }
 

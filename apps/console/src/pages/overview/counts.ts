@@ -1,0 +1,79 @@
+import { mesh, registry, tracing, workers, workflowEngine } from '@platform/contracts';
+import type { Platform } from '../../api';
+
+/** A figure of the Overview: its value and, where the API cannot give the exact figure, what it is. */
+export interface Figure {
+  value: number;
+  note?: string;
+}
+
+/** The start of the current UTC day, as tracing's `from` takes it. */
+export function startOfUtcDay(now: Date): string {
+  return `${now.toISOString().slice(0, 10)}T00:00:00Z`;
+}
+
+/** How many executions failed since `since`, of a page of executions (newest first). */
+export function failedSince(executions: readonly { status: string; startedAt: string }[], since: number): number {
+  return executions.filter((execution) => execution.status === 'failed' && Date.parse(execution.startedAt) >= since).length;
+}
+
+/** Workflows whose histories the failure count reads: one call each, so a bounded number. */
+export const FAILED_WORKFLOWS_READ = 20;
+/** The newest executions of each workflow read for the failure count. */
+export const FAILED_EXECUTIONS_READ = 100;
+
+export const figures = {
+  async agents(platform: Platform): Promise<Figure> {
+    const page = registry.AgentPage.parse(await platform.request('registry', '/api/v1/agents', { query: { limit: 1 } }));
+    return { value: page.total };
+  },
+
+  async liveMeshAgents(platform: Platform): Promise<Figure> {
+    const counts = mesh.AgentCount.parse(await platform.request('mesh', '/api/v1/agents/count'));
+    return { value: counts.routable, note: `routable, of ${counts.total} registered` };
+  },
+
+  async workflows(platform: Platform): Promise<Figure> {
+    const page = workflowEngine.CatalogResponse.parse(await platform.request('workflow-engine', '/api/v1/workflows/catalog', { query: { limit: 1 } }));
+    return { value: page.total };
+  },
+
+  async runningRuns(platform: Platform): Promise<Figure> {
+    const page = workers.RunPage.parse(await platform.request('workers', '/api/v1/workflows/running', { query: { limit: 1 } }));
+    return { value: page.total, note: 'in progress' };
+  },
+
+  async spansToday(platform: Platform, now = new Date()): Promise<Figure> {
+    const counts = tracing.SpanCounts.parse(await platform.request('tracing', '/api/spans/count', { query: { from: startOfUtcDay(now) } }));
+    return { value: counts.total, note: 'since 00:00 UTC' };
+  },
+
+  /**
+   * No endpoint counts failed executions across workflows: this reads the newest executions of the
+   * most recent workflows, and says so when there were more to read.
+   */
+  async failedLastHour(platform: Platform, now = Date.now()): Promise<Figure> {
+    const catalog = workflowEngine.CatalogResponse.parse(
+      await platform.request('workflow-engine', '/api/v1/workflows/catalog', { query: { limit: FAILED_WORKFLOWS_READ } }),
+    );
+    const since = now - 3_600_000;
+    const histories = await Promise.all(
+      catalog.workflows.map(async (workflow) =>
+        workflowEngine.ExecutionHistory.parse(
+          await platform.request('workflow-engine', `/api/v1/workflows/${encodeURIComponent(workflow.id)}/executions`, {
+            query: { limit: FAILED_EXECUTIONS_READ },
+          }),
+        ),
+      ),
+    );
+    const value = histories.reduce((sum, history) => sum + failedSince(history.executions, since), 0);
+    const partial = catalog.total > catalog.workflows.length || histories.some((h) => h.total > h.executions.length);
+    return {
+      value,
+      note: partial
+        ? `of the newest ${FAILED_EXECUTIONS_READ} executions of ${catalog.workflows.length} of ${catalog.total} workflows`
+        : 'workflow executions',
+    };
+  },
+};
+export type FigureName = keyof typeof figures;
