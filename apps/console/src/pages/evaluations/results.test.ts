@@ -1,4 +1,4 @@
-import { metricName, parseExamples, preview, scoreSeries, summariseScores, type EvaluationResult } from './results';
+import { isRatioMetric, metricName, parseExamples, preview, scoreSeries, summariseScores, type EvaluationResult } from './results';
 
 const result = (index: number, scores: Record<string, number | null> | null, status: EvaluationResult['status'] = 'succeeded'): EvaluationResult => ({
   index,
@@ -14,6 +14,7 @@ const result = (index: number, scores: Record<string, number | null> | null, sta
 describe('evaluation results', () => {
   it('names metrics given as a name or as a spec', () => {
     expect([metricName('exact_match'), metricName({ name: 'regex', pattern: '^a' })]).toEqual(['exact_match', 'regex']);
+    expect(['exact_match', 'levenshtein', 'latency', 'tokens'].filter(isRatioMetric)).toEqual(['exact_match', 'levenshtein']);
   });
 
   it('averages each metric over the scores that applied, counting the ones that could not', () => {

@@ -10,6 +10,12 @@ export function metricName(spec: MetricSpec): string {
   return typeof spec === 'string' ? spec : spec.name;
 }
 
+/** Metrics measured in ms or tokens rather than scored from 0 to 1: kept off the score charts. */
+const UNBOUNDED_METRICS = new Set(['latency', 'tokens']);
+export function isRatioMetric(metric: string): boolean {
+  return !UNBOUNDED_METRICS.has(metric);
+}
+
 export interface MetricSummary {
   metric: string;
   /** Mean of the scores that applied; null when none did. */
