@@ -11,6 +11,9 @@ import { inferenceRoutes } from './inference/inference.router';
 import { InferenceService } from './inference/inference.service';
 import { modelRoutes } from './models/models.router';
 import { ModelCatalog } from './models/models.service';
+import { ollamaErrors } from './openai/openai.errors';
+import { openAiRoutes } from './openai/openai.router';
+import { OpenAiService } from './openai/openai.service';
 import { PriceTable, Pricing } from '@platform/contracts';
 import { toolRoutes } from './tools/tools.router';
 import { ToolsService } from './tools/tools.service';
@@ -95,6 +98,9 @@ export const localModelsService = defineService({
     inferenceRoutes(api, inference, before);
     toolRoutes(api, tools, before);
     usageRoutes(api, usage, before);
+    api.router.use(ollamaErrors(logger));
+    const openai = new ApiRouter(await infra.verifier());
+    openAiRoutes(openai, new OpenAiService(catalog, embedded, ollama, inference, { maxPredict: config.LOCAL_MODELS_MAX_PREDICT }, usage), before, logger);
     logger.info({ modelsDir: library.directory, ollama: config.OLLAMA_URL || 'none' }, 'local-models backends');
     // Read the GGUF headers and digests now (a digest of a large file takes seconds), not on the first listing.
     void library.list().then(
@@ -104,7 +110,11 @@ export const localModelsService = defineService({
 
     return {
       // Base path `/` (DESIGN.md): mounted at the root, as Ollama clients expect `/api/...`.
-      routers: [{ basePath: '', router: api }],
+      routers: [
+        { basePath: '', router: api },
+        // OpenAI's API, as Ollama, vLLM and LiteLLM serve it.
+        { basePath: '/v1', router: openai },
+      ],
       health: {
         checks: (ollama ? { ollama: () => ollama.ping() } : {}) as Record<string, () => Promise<unknown>>,
         extra: async () => ({

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startHarness, type Harness } from './support/harness';
+import { startHarness, type Harness, errorOf } from './support/harness';
 
 const ROUTES: Array<{ method: 'get' | 'post'; path: string; permission: string; body?: object }> = [
   { method: 'get', path: '/api/tags', permission: 'models:read' },
@@ -27,15 +27,15 @@ describe('access and input checks of every endpoint', () => {
     };
     const anonymous = await call();
     expect(anonymous.status).toBe(401);
-    expect(anonymous.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_token' });
+    expect(errorOf(anonymous.body)).toMatchObject({ type: 'authentication_error', code: 'invalid_token' });
 
     const expired = await call(h.issuer.bearer([permission], { expiresInSeconds: -60 }));
     expect(expired.status).toBe(401);
-    expect(expired.body.error.details.reason).toBe('token_expired');
+    expect(errorOf(expired.body).details.reason).toBe('token_expired');
 
     const other = await call(h.issuer.bearer(['registry:read']));
     expect(other.status).toBe(403);
-    expect(other.body.error).toMatchObject({ code: 'insufficient_permissions', details: { required: permission } });
+    expect(errorOf(other.body)).toMatchObject({ code: 'insufficient_permissions', details: { required: permission } });
 
     expect((await call(h.issuer.bearer([permission]))).status).toBe(200);
     expect((await call(h.issuer.bearer(['*']))).status).toBe(200);
@@ -61,8 +61,8 @@ describe('access and input checks of every endpoint', () => {
     for (const [path, body, field] of cases) {
       const res = await request(h.url).post(path).set('Authorization', h.user).send(body);
       expect([path, res.status]).toEqual([path, 400]);
-      expect(res.body.error.code).toBe('invalid_request');
-      expect(res.body.error.details.issues.map((issue: { path: string }) => issue.path)).toContain(field);
+      expect(errorOf(res.body).code).toBe('invalid_request');
+      expect(errorOf(res.body).details.issues.map((issue: { path: string }) => issue.path)).toContain(field);
     }
     const notJson = await request(h.url).post('/api/generate').set('Authorization', h.user).set('Content-Type', 'application/json').send('{"model":');
     expect(notJson.status).toBe(400);
@@ -71,7 +71,7 @@ describe('access and input checks of every endpoint', () => {
       .set('Authorization', h.user)
       .send({ model: 'tiny', prompt: 'x'.repeat(1_100_000) });
     expect(tooBig.status).toBe(413);
-    expect(tooBig.body.error.code).toBe('payload_too_large');
+    expect(errorOf(tooBig.body).code).toBe('payload_too_large');
   });
 
   it('serves health publicly', async () => {
@@ -97,6 +97,6 @@ describe('rate limits', () => {
     const limited = await request(h.url).get('/api/tags').set('Authorization', token);
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBeDefined();
-    expect(limited.body.error.code).toBe('rate_limited');
+    expect(errorOf(limited.body).code).toBe('rate_limited');
   });
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ndjson, startHarness, type Harness } from './support/harness';
+import { ndjson, startHarness, type Harness, errorOf } from './support/harness';
 
 /** The embedded backend for real: node-llama-cpp loads the tiny GGUF model the suite wrote. */
 describe('embedded models (node-llama-cpp over a GGUF file)', () => {
@@ -160,14 +160,14 @@ describe('embedded models (node-llama-cpp over a GGUF file)', () => {
       .set('Authorization', h.user)
       .send({ model: 'tiny', prompt: 'hi', images: ['aGk='] });
     expect(images.status).toBe(400);
-    expect(images.body.error).toMatchObject({ type: 'validation_error', code: 'invalid_request', details: { unsupported: ['images'] } });
+    expect(errorOf(images.body)).toMatchObject({ type: 'validation_error', code: 'invalid_request', details: { unsupported: ['images'] } });
 
     const long = await request(h.url)
       .post('/api/generate')
       .set('Authorization', h.user)
       .send({ model: 'tiny', prompt: 'hello world '.repeat(400), stream: true });
     expect(long.status).toBe(400);
-    expect(long.body.error.message).toMatch(/context/);
+    expect(errorOf(long.body).message).toMatch(/context/);
 
     const lastNotUser = await request(h.url)
       .post('/api/chat')

@@ -4,7 +4,7 @@ import { copyFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'nod
 import path from 'node:path';
 import request from 'supertest';
 import { localModelsService } from '../src/service';
-import { startHarness, type Harness } from './support/harness';
+import { startHarness, type Harness, errorOf } from './support/harness';
 import { writeTinyLlama } from './support/gguf';
 
 describe('the models directory', () => {
@@ -66,7 +66,7 @@ describe('the models directory', () => {
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const res = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'cut', prompt: 'hello', stream: false });
     expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 'service_unavailable', details: { model: 'cut:latest' } });
+    expect(errorOf(res.body)).toMatchObject({ code: 'service_unavailable', details: { model: 'cut:latest' } });
     rmSync(cut);
   });
 });

@@ -1,7 +1,7 @@
 import { eventually } from '@platform/testing';
 import { Ollama } from 'ollama';
 import request from 'supertest';
-import { startHarness, type Harness } from './support/harness';
+import { startHarness, type Harness, errorOf } from './support/harness';
 
 /** The `ollama` npm client, unchanged, against the service: the bearer token rides in its `headers` option. */
 describe('the ollama npm client against the service', () => {
@@ -50,8 +50,13 @@ describe('the ollama npm client against the service', () => {
 
   it('gets the 404 with the available models, and 401 without a token', async () => {
     const error = await client.generate({ model: 'nope', prompt: 'hi' }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ name: 'ResponseError', status_code: 404 });
-    expect((error as { error: { details: { available: string[] } } }).error.details.available).toContain('tiny:latest');
+    // Ollama's error shape, so the client's message is the text (not `[object Object]`).
+    expect(error).toMatchObject({ name: 'ResponseError', status_code: 404, error: "Model 'nope' not found", message: "Model 'nope' not found" });
+
+    const raw = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'nope', prompt: 'hi' });
+    expect(raw.body).toMatchObject({ error: "Model 'nope' not found", code: 'not_found', details: { available: expect.arrayContaining(['tiny:latest']) } });
+    expect(raw.headers['x-error-code']).toBe('not_found');
+    expect(raw.headers['x-request-id']).toBe(raw.body.requestId);
 
     const anonymous = new Ollama({ host: h.url });
     await expect(anonymous.list()).rejects.toMatchObject({ status_code: 401 });
@@ -115,7 +120,7 @@ describe('a client that goes away', () => {
     const refused = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'tiny', prompt: 'hi', stream: false });
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.body.error).toMatchObject({ code: 'service_unavailable', details: { busy: 'tiny:latest' } });
+    expect(errorOf(refused.body)).toMatchObject({ code: 'service_unavailable', details: { busy: 'tiny:latest' } });
 
     stream.abort();
     await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ndjson, startHarness, type Harness } from './support/harness';
+import { ndjson, startHarness, type Harness, errorOf } from './support/harness';
 
 /** The Ollama backend against a fake Ollama server started here. */
 describe('models of an Ollama server', () => {
@@ -68,8 +68,8 @@ describe('models of an Ollama server', () => {
   it('says 404 with the available models for a model nobody has', async () => {
     const res = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'mistral:7b', prompt: 'hi' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ type: 'not_found_error', code: 'not_found', message: "Model 'mistral:7b' not found" });
-    expect(res.body.error.details.available).toEqual(['tiny:latest', 'llama3.2:latest', 'nomic-embed-text:latest']);
+    expect(errorOf(res.body)).toMatchObject({ type: 'not_found_error', code: 'not_found', message: "Model 'mistral:7b' not found" });
+    expect(errorOf(res.body).details.available).toEqual(['tiny:latest', 'llama3.2:latest', 'nomic-embed-text:latest']);
   });
 
   it('finds a model pulled into Ollama after the last listing', async () => {
@@ -90,12 +90,12 @@ describe('models of an Ollama server', () => {
       .set('Authorization', h.user)
       .send({ model: 'llama3.2', prompt: 'hi', options: { temperature: 3 } });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toMatch(/Ollama refused the request: invalid option temperature/);
+    expect(errorOf(refused.body).message).toMatch(/Ollama refused the request: invalid option temperature/);
 
     h.ollama!.mode = 'error';
     const failed = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'llama3.2', prompt: 'hi' });
     expect(failed.status).toBe(502);
-    expect(failed.body.error).toMatchObject({ type: 'api_error', code: 'upstream_error', details: { dependency: 'ollama' } });
+    expect(errorOf(failed.body)).toMatchObject({ type: 'api_error', code: 'upstream_error', details: { dependency: 'ollama' } });
 
     // The embedded models are still listed, with the reason Ollama's are missing.
     const tags = await request(h.url).get('/api/tags').set('Authorization', h.reader);
@@ -138,8 +138,8 @@ describe('an Ollama server that is down', () => {
 
     const other = await request(h.url).post('/api/generate').set('Authorization', h.user).send({ model: 'llama3.2', prompt: 'hello' });
     expect(other.status).toBe(502);
-    expect(other.body.error).toMatchObject({ code: 'upstream_error', details: { dependency: 'ollama', reason: 'unreachable' } });
-    expect(other.body.error.message).toMatch(/not a local file and Ollama cannot be asked/);
+    expect(errorOf(other.body)).toMatchObject({ code: 'upstream_error', details: { dependency: 'ollama', reason: 'unreachable' } });
+    expect(errorOf(other.body).message).toMatch(/not a local file and Ollama cannot be asked/);
 
     const health = await request(h.url).get('/health');
     expect(health.status).toBe(503);
@@ -164,6 +164,6 @@ describe('an Ollama server that is too slow', () => {
       .send({ tool: 'generate', input: { prompt: 'hi', model: 'llama3.2:latest' } });
     h.ollama!.delayMs = 0;
     expect(res.status).toBe(502);
-    expect(res.body.error).toMatchObject({ code: 'upstream_error', details: { dependency: 'ollama', reason: 'timeout' } });
+    expect(errorOf(res.body)).toMatchObject({ code: 'upstream_error', details: { dependency: 'ollama', reason: 'timeout' } });
   });
 });

@@ -25,6 +25,10 @@ describe('tenancy: whose usage a caller reads', () => {
     'POST /api/chat': { exempt: RUNS },
     'POST /api/embed': { exempt: RUNS },
     'POST /invoke': { exempt: RUNS },
+    'POST /v1/chat/completions': { exempt: RUNS },
+    'POST /v1/completions': { exempt: RUNS },
+    'POST /v1/embeddings': { exempt: RUNS },
+    'GET /v1/models': { exempt: CATALOGUE },
     // The table's list expects a team to see what is shared with it; usage records are shared with
     // no one, so the five callers are tried below with that rule instead.
     'GET /usage': { exempt: "personal records, shared with no team: the caller's own and models:admin's only (tested below)" },

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startHarness, type Harness } from './support/harness';
+import { startHarness, type Harness, errorOf } from './support/harness';
 
 describe('/tools and /invoke', () => {
   let h: Harness;
@@ -86,20 +86,20 @@ describe('/tools and /invoke', () => {
       .set('Authorization', h.user)
       .send({ tool: 'draw', input: { prompt: 'x', model: 'tiny' } });
     expect(unknownTool.status).toBe(400);
-    expect(unknownTool.body.error.details.issues).toEqual([expect.objectContaining({ path: 'body.tool' })]);
+    expect(errorOf(unknownTool.body).details.issues).toEqual([expect.objectContaining({ path: 'body.tool' })]);
 
     const missing = await request(h.url)
       .post('/invoke')
       .set('Authorization', h.user)
       .send({ tool: 'generate', input: { model: 'tiny' } });
     expect(missing.status).toBe(400);
-    expect(missing.body.error.details.issues).toEqual([expect.objectContaining({ path: 'body.input.prompt' })]);
+    expect(errorOf(missing.body).details.issues).toEqual([expect.objectContaining({ path: 'body.input.prompt' })]);
 
     const unknownModel = await request(h.url)
       .post('/invoke')
       .set('Authorization', h.user)
       .send({ tool: 'generate', input: { prompt: 'x', model: 'gpt-5' } });
     expect(unknownModel.status).toBe(404);
-    expect(unknownModel.body.error.details.available).toEqual(['tiny:latest', 'llama3.2:latest', 'nomic-embed-text:latest']);
+    expect(errorOf(unknownModel.body).details.available).toEqual(['tiny:latest', 'llama3.2:latest', 'nomic-embed-text:latest']);
   });
 });

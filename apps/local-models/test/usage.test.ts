@@ -1,6 +1,6 @@
 import { eventually, uniqueName } from '@platform/testing';
 import request from 'supertest';
-import { startHarness, type Harness } from './support/harness';
+import { startHarness, type Harness, errorOf } from './support/harness';
 
 /** Every call that produced tokens is recorded in Postgres with its cost. */
 describe('usage records', () => {
@@ -91,7 +91,7 @@ describe('usage records', () => {
 
     const peek = await request(h.url).get(`/usage?subject=${bob}`).set('Authorization', as(alice));
     expect(peek.status).toBe(403);
-    expect(peek.body.error.details.required).toBe('models:admin');
+    expect(errorOf(peek.body).details.required).toBe('models:admin');
 
     const admin = await request(h.url)
       .get(`/usage?subject=${bob}`)

@@ -119,6 +119,25 @@ export async function startFakeOllama(models: FakeOllamaModel[] = [{ name: 'llam
       path === '/api/generate' ? String(body.prompt ?? '') : ((body.messages ?? []) as Array<{ content: string }>).map((message) => message.content).join(' ');
     const answer = words(`echo: ${prompt}`).slice(0, options.num_predict && options.num_predict > 0 ? options.num_predict : undefined);
     const chunk = (text: string) => (path === '/api/generate' ? { response: text } : { message: { role: 'assistant', content: text } });
+    // A tool offered and named in the last user message is called with the prompt, as a model would.
+    const last = ((body.messages ?? []) as Array<{ role?: string; content?: string }>).at(-1);
+    const tool = ((body.tools ?? []) as Array<{ function?: { name?: string } }>).find(
+      (offered) => offered.function?.name && last?.role === 'user' && words(last.content ?? '').includes(offered.function.name),
+    );
+    if (path === '/api/chat' && tool?.function?.name) {
+      const called = {
+        model,
+        created_at: new Date().toISOString(),
+        message: { role: 'assistant', content: '', tool_calls: [{ function: { name: tool.function.name, arguments: { text: prompt } } }] },
+        done: true,
+        done_reason: 'stop',
+        prompt_eval_count: words(prompt).length,
+        eval_count: 5,
+      };
+      if (body.stream === false) return json(res, 200, called);
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      return res.end(`${JSON.stringify(called)}\n`);
+    }
     const final = {
       model,
       created_at: new Date().toISOString(),

@@ -82,6 +82,38 @@ export class OllamaBackend {
   }
 
   /**
+   * A streamed answer of Ollama, one parsed NDJSON line at a time (for answers translated to another
+   * API); Ollama's own error line, or a connection that breaks, ends it with an error.
+   */
+  async *lines<T>(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<T> {
+    const response = await this.call('POST', path, body, signal);
+    const decoder = new StringDecoder('utf8');
+    let tail = '';
+    const parse = (line: string): T => {
+      const parsed = JSON.parse(line) as T & { error?: string };
+      if (typeof parsed.error === 'string') throw upstreamError('ollama', `Ollama failed mid-answer: ${parsed.error}`);
+      return parsed;
+    };
+    try {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        tail += decoder.write(chunk);
+        let newline = tail.indexOf('\n');
+        while (newline >= 0) {
+          const line = tail.slice(0, newline).trim();
+          tail = tail.slice(newline + 1);
+          if (line) yield parse(line);
+          newline = tail.indexOf('\n');
+        }
+      }
+    } catch (error) {
+      if (signal.aborted || error instanceof ApiError) throw error;
+      throw upstreamError('ollama', `the Ollama backend stopped answering: ${(error as Error).message}`, { reason: 'broken' });
+    }
+    const last = (tail + decoder.end()).trim();
+    if (last) yield parse(last);
+  }
+
+  /**
    * Passes Ollama's answer through as it arrives (NDJSON chunks or one object): status, content
    * type and bytes unchanged, so the service adds no buffering. A failure after the first byte
    * ends the stream with Ollama's own error line.

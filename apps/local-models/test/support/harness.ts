@@ -67,3 +67,15 @@ export const ndjson = (text: string) =>
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** A response body as the tests read it. */
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The platform's error in an answer: the `error` object, or on the Ollama routes, which answer
+ * `{"error": "<message>"}` as Ollama does, the fields kept beside that text.
+ */
+export function errorOf(body: Json): Json {
+  if (typeof body.error === 'string') return { message: body.error, type: body.type, code: body.code, details: body.details };
+  return body.error as Json;
+}

@@ -240,3 +240,6 @@ export const UsageList = z
   })
   .meta({ id: 'UsageList' });
 export type UsageList = z.infer<typeof UsageList>;
+
+export * from './openai';
+export * from './openai-errors';
