@@ -8,5 +8,5 @@ export async function listProviders(): Promise<OAuthProvider[]> {
   const text = await response.text();
   if (!response.ok) throw platformErrorFrom(response.status, text);
   const parsed = OAuthProviderList.safeParse(JSON.parse(text));
-  return parsed.success ? parsed.data : [];
+  return parsed.success ? parsed.data.providers : [];
 }

@@ -19,8 +19,6 @@ export const ConsoleSession = z.object({
 export type ConsoleSession = z.infer<typeof ConsoleSession>;
 export type SessionUser = ConsoleSession['user'];
 
-export const OAuthProviderList = z.union([
-  z.array(z.object({ id: z.string(), name: z.string().optional() }).loose()),
-  z.object({ providers: z.array(z.object({ id: z.string(), name: z.string().optional() }).loose()) }).transform((v) => v.providers),
-]);
-export type OAuthProvider = { id: string; name?: string };
+/** The identity providers the console offers a button for; `url` starts the provider's redirect flow. */
+export const OAuthProviderList = z.object({ providers: z.array(z.object({ name: z.string(), url: z.string() })) });
+export type OAuthProvider = z.infer<typeof OAuthProviderList>['providers'][number];

@@ -10,10 +10,10 @@ export type SessionState =
   | { status: 'signed-out'; reason?: string }
   | { status: 'signed-in'; user: SessionUser; accessToken: string; expiresAt: number };
 
-/** Refresh this long before the token expires, or at half its life when that is shorter. */
+/** Refresh a minute before the token expires; a short-lived one at half its life. */
 export function refreshDelayMs(expiresInSeconds: number): number {
   const life = expiresInSeconds * 1000;
-  return Math.max(1000, Math.min(life - 60_000, life / 2));
+  return Math.max(1000, life / 2, life - 60_000);
 }
 
 type Fetch = typeof fetch;

@@ -2,6 +2,7 @@ import { Center, Loader } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { useSession } from '../api';
+import { signInTarget } from './navigation';
 
 /** The signed-in part of the console: until the session is known a loader, then sign-in or the page. */
 export function RequireSession({ children }: { children: ReactNode }) {
@@ -13,9 +14,6 @@ export function RequireSession({ children }: { children: ReactNode }) {
         <Loader aria-label="Loading the session" />
       </Center>
     );
-  if (state.status === 'signed-out') {
-    const next = `${location.pathname}${location.search}`;
-    return <Navigate to={next === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(next)}`} replace />;
-  }
+  if (state.status === 'signed-out') return <Navigate to={signInTarget(location.pathname, location.search)} replace />;
   return <>{children}</>;
 }

@@ -1,21 +1,18 @@
-import { Button, Card, Center, Divider, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Card, Center, Divider, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useSession } from '../api';
 import { listProviders } from '../api/providers';
 import { ApiErrorAlert } from '../ui';
-
-/** Where to go after signing in: only a path of this console, never another origin. */
-export function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : '/';
-}
+import { safeNext } from './navigation';
 
 export function SignInPage() {
   const { state, signIn } = useSession();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
+  const oauthError = params.get('oauth_error');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>();
@@ -60,6 +57,11 @@ export function SignInPage() {
               value={password}
               onChange={(e) => setPassword(e.currentTarget.value)}
             />
+            {oauthError && !error && (
+              <Alert color="red" title="Sign-in failed" role="alert">
+                The identity provider&apos;s sign-in did not complete ({oauthError.slice(0, 64)}).
+              </Alert>
+            )}
             {error !== undefined && <ApiErrorAlert error={error} title="Sign-in failed" />}
             <Button type="submit" loading={busy}>
               Sign in
@@ -68,8 +70,8 @@ export function SignInPage() {
               <>
                 <Divider label="or" labelPosition="center" />
                 {providers.data.map((provider) => (
-                  <Button key={provider.id} component="a" variant="default" href={`/api/v1/console/oauth/${encodeURIComponent(provider.id)}`}>
-                    Sign in with {provider.name ?? provider.id}
+                  <Button key={provider.name} component="a" variant="default" href={provider.url}>
+                    Sign in with {provider.name}
                   </Button>
                 ))}
               </>
