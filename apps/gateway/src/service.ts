@@ -30,8 +30,10 @@ import { cmsRoutes } from './cms/cms.router';
 import { CmsService } from './cms/cms.service';
 import { siteQueue } from './cms/sites.queue';
 import { SitesRepository } from './cms/sites.repository';
+import { consoleConfig, consoleFeature } from './console';
 import { createDatabase } from './database';
 import { discoveryRoutes } from './discovery/discovery.router';
+import { platformConfig, platformFeature } from './platform';
 import { DiscoveryService } from './discovery/discovery.service';
 import { ReplyHub } from './replies/reply-hub';
 import { replyRoutes } from './replies/replies.router';
@@ -104,10 +106,13 @@ export const gatewayService = defineService({
     WORKERS_URL: url('http://127.0.0.1:3003'),
     WORKFLOW_ENGINE_URL: url('http://127.0.0.1:3090'),
     MCP_REGISTRY_URL: url('http://127.0.0.1:3000'),
+    LOCAL_MODELS_URL: url('http://127.0.0.1:3011'),
     CMS_URL: optionalUrl,
     CMS_API_KEY: z.string().optional(),
     SCM_URL: optionalUrl,
     SCM_TOKEN: z.string().optional(),
+    ...consoleConfig,
+    ...platformConfig,
   },
   database: createDatabase,
   async build(infra) {
@@ -219,9 +224,33 @@ export const gatewayService = defineService({
       burst: config.GATEWAY_RATE_BURST,
       windowSeconds: config.GATEWAY_RATE_WINDOW,
     });
+    const consoleParts = consoleFeature({ basePath: BASE_PATH, api, config, verifier, redis: infra.redis, logger });
+    const platform = platformFeature({
+      basePath: BASE_PATH,
+      api,
+      config,
+      exchange,
+      verifier,
+      limiter,
+      logger,
+      targets: {
+        auth: config.AUTH_URL,
+        registry: config.REGISTRY_URL,
+        master: config.MASTER_URL,
+        mesh: config.MESH_URL,
+        workers: config.WORKERS_URL,
+        'workflow-engine': config.WORKFLOW_ENGINE_URL,
+        tracing: config.TRACING_URL,
+        'mcp-registry': config.MCP_REGISTRY_URL,
+        'local-models': config.LOCAL_MODELS_URL,
+      },
+    });
+    infra.onShutdown('platform sockets', () => platform.sockets.close(), ShutdownPriority.intake);
     return {
-      beforeBody: [gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter, memo })],
+      beforeBody: [gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter, memo }), platform.proxy],
       routers: [{ basePath: BASE_PATH, router: api }],
+      rootRouters: [consoleParts.router],
+      onListening: (server) => platform.sockets.attach(server),
       health: { extra: () => ({ deployer: deployer.kind }) },
     };
   },

@@ -67,6 +67,18 @@ const routes: Record<string, TenancyCase<Made> & { kind?: Kind }> = {
   'GET /api/v1/scm/packages': { exempt: "the external source-control server's packages; scm:read guards them" },
   'GET /api/v1/registry/discover': { exempt: 'a merged catalogue of registry, mesh and mcp-registry, each answering what it shows' },
   'POST /api/v1/replies/{token}': { exempt: "an agent's answer, authorised by the signed token of its task, not a user's call" },
+  ...Object.fromEntries(
+    ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((method) => [
+      `${method} /api/v1/platform/{service}/{path}`,
+      { exempt: "the pass-through: the service's own route with the caller's token, classified in that service's tenancy test" },
+    ]),
+  ),
+  'POST /api/v1/console/session': { exempt: "signs the console in at auth: the caller's own session, no record of anyone's" },
+  'POST /api/v1/console/session/refresh': { exempt: "rotates the session cookie's own refresh token at auth" },
+  'DELETE /api/v1/console/session': { exempt: "revokes the session cookie's own refresh token at auth" },
+  'GET /api/v1/console/providers': { exempt: 'public: the identity providers the console offers' },
+  'GET /api/v1/console/oauth/{provider}': { exempt: 'public: starts a sign-in at an identity provider' },
+  'GET /api/v1/console/oauth/{provider}/callback': { exempt: "public: the identity provider's redirect back, bound to the browser's state cookie" },
 };
 
 const PERMISSIONS = [

@@ -4,8 +4,8 @@ import type { RequestHandler } from 'express';
 import { apiKeyHash, invalidApiKey, type ApiKeyExchange } from './api-keys';
 
 /** A JWT has three base64url segments; anything else after `Bearer` is taken as an API key. */
-const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const API_KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
+export const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+export const API_KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
 
 export interface GatewayAccessOptions {
   basePath: string;

@@ -412,3 +412,4 @@ export const DiscoverResult = z.object({
   total: z.number().int(),
   sources: z.record(z.string(), z.object({ status: z.enum(['ok', 'unavailable']), count: z.number().int(), error: z.string().optional() })),
 });
+export * from './console';
