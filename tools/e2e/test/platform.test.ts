@@ -1,7 +1,7 @@
 import { eventually, startFakeOllama, testDatabaseUrl, testRedisUrl, uniqueName, type FakeOllama } from '@platform/testing';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { startPlatform, type Platform } from './platform';
@@ -328,4 +328,33 @@ describe('the platform end to end', () => {
     const inMesh = await call(`${platform!.urls.mesh}/api/v1/agents?namespace=e2e&limit=500`, 'GET');
     expect((inMesh.body.agents as Json[]).map((entry) => entry.id)).not.toContain(agent.refs.meshId);
   }, 120_000);
+});
+
+/** What differs between two OpenAPI documents, path by path, for a drift message a person can act on. */
+function pathDrift(committed: Json, served: Json): string {
+  const paths = (document: Json) => (document.paths ?? {}) as Record<string, unknown>;
+  const before = paths(committed);
+  const after = paths(served);
+  const added = Object.keys(after).filter((key) => !(key in before));
+  const removed = Object.keys(before).filter((key) => !(key in after));
+  const changed = Object.keys(after).filter((key) => key in before && JSON.stringify(after[key]) !== JSON.stringify(before[key]));
+  const parts = [added.length && `added ${added.join(', ')}`, removed.length && `removed ${removed.join(', ')}`, changed.length && `changed ${changed.join(', ')}`];
+  return parts.filter(Boolean).join('; ') || 'outside paths (info, components)';
+}
+
+describe("the SDK's generated clients (libs/sdk)", () => {
+  it("were generated from every service's current OpenAPI document", async () => {
+    const drifted: string[] = [];
+    for (const [service, url] of Object.entries(platform!.urls).sort()) {
+      const served = (await call(`${url}/openapi.json`, 'GET')).body;
+      const file = path.join(ROOT, 'libs/sdk/openapi', `${service}.json`);
+      const committed = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Json) : {};
+      if (JSON.stringify(served) !== JSON.stringify(committed)) drifted.push(`${service}: ${pathDrift(committed, served)}`);
+    }
+    if (drifted.length) {
+      throw new Error(
+        `The SDK is out of date with these services' /openapi.json:\n  ${drifted.join('\n  ')}\nRun \`npm run sdk:generate\` and commit libs/sdk.`,
+      );
+    }
+  });
 });

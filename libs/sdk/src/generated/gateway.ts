@@ -297,6 +297,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign the console in with a username and password (the refresh token goes into the HttpOnly cookie only) */
+        post: operations["postConsoleSession"];
+        /** Sign out: revoke the session at auth and clear the cookie */
+        delete: operations["deleteConsoleSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/console/session/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the session cookie's refresh token at auth for a new access token */
+        post: operations["postConsoleSessionRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/console/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity providers the console offers sign-in with */
+        get: operations["getConsoleProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/console/oauth/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in at an identity provider (authorization code with PKCE, through auth) */
+        get: operations["getConsoleOauthProvider"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/console/oauth/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity provider's redirect back: sets the session cookie and returns to the console */
+        get: operations["getConsoleOauthProviderCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/{service}/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET on a platform service, through the gateway
+         * @description Passes the request to the service: method, query, body (streamed, at most GATEWAY_PLATFORM_BODY_LIMIT bytes) and the caller's credentials (a bearer token as sent; an API key exchanged at auth for a token first). The service checks its own permissions; its status, headers and body come back unbuffered (server-sent events arrive as sent). WebSocket upgrades on the same prefix are relayed too, with the token as the Authorization header, the `access_token` query parameter or a `bearer.<token>` subprotocol. 404 for an unknown service, 503 `dependency_unavailable` when the service cannot be reached.
+         */
+        get: operations["getPlatformServicePath"];
+        /**
+         * PUT on a platform service, through the gateway
+         * @description Passes the request to the service: method, query, body (streamed, at most GATEWAY_PLATFORM_BODY_LIMIT bytes) and the caller's credentials (a bearer token as sent; an API key exchanged at auth for a token first). The service checks its own permissions; its status, headers and body come back unbuffered (server-sent events arrive as sent). WebSocket upgrades on the same prefix are relayed too, with the token as the Authorization header, the `access_token` query parameter or a `bearer.<token>` subprotocol. 404 for an unknown service, 503 `dependency_unavailable` when the service cannot be reached.
+         */
+        put: operations["putPlatformServicePath"];
+        /**
+         * POST on a platform service, through the gateway
+         * @description Passes the request to the service: method, query, body (streamed, at most GATEWAY_PLATFORM_BODY_LIMIT bytes) and the caller's credentials (a bearer token as sent; an API key exchanged at auth for a token first). The service checks its own permissions; its status, headers and body come back unbuffered (server-sent events arrive as sent). WebSocket upgrades on the same prefix are relayed too, with the token as the Authorization header, the `access_token` query parameter or a `bearer.<token>` subprotocol. 404 for an unknown service, 503 `dependency_unavailable` when the service cannot be reached.
+         */
+        post: operations["postPlatformServicePath"];
+        /**
+         * DELETE on a platform service, through the gateway
+         * @description Passes the request to the service: method, query, body (streamed, at most GATEWAY_PLATFORM_BODY_LIMIT bytes) and the caller's credentials (a bearer token as sent; an API key exchanged at auth for a token first). The service checks its own permissions; its status, headers and body come back unbuffered (server-sent events arrive as sent). WebSocket upgrades on the same prefix are relayed too, with the token as the Authorization header, the `access_token` query parameter or a `bearer.<token>` subprotocol. 404 for an unknown service, 503 `dependency_unavailable` when the service cannot be reached.
+         */
+        delete: operations["deletePlatformServicePath"];
+        options?: never;
+        head?: never;
+        /**
+         * PATCH on a platform service, through the gateway
+         * @description Passes the request to the service: method, query, body (streamed, at most GATEWAY_PLATFORM_BODY_LIMIT bytes) and the caller's credentials (a bearer token as sent; an API key exchanged at auth for a token first). The service checks its own permissions; its status, headers and body come back unbuffered (server-sent events arrive as sent). WebSocket upgrades on the same prefix are relayed too, with the token as the Authorization header, the `access_token` query parameter or a `bearer.<token>` subprotocol. 404 for an unknown service, 503 `dependency_unavailable` when the service cannot be reached.
+         */
+        patch: operations["patchPlatformServicePath"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2710,6 +2832,688 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    postConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The access token and the user; Set-Cookie: platform_session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        expiresIn: number;
+                        user: {
+                            id: string;
+                            username: string;
+                            roles: string[];
+                            permissions: string[];
+                            teams: {
+                                id: string;
+                                /** @enum {string} */
+                                role: "viewer" | "editor" | "admin";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid credentials, or no (or an expired) session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `csrf_rejected`: no `X-Platform-Console: 1` header, or another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description auth cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid credentials, or no (or an expired) session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `csrf_rejected`: no `X-Platform-Console: 1` header, or another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description auth cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postConsoleSessionRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new access token; a new cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        expiresIn: number;
+                        user: {
+                            id: string;
+                            username: string;
+                            roles: string[];
+                            permissions: string[];
+                            teams: {
+                                id: string;
+                                /** @enum {string} */
+                                role: "viewer" | "editor" | "admin";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid credentials, or no (or an expired) session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `csrf_rejected`: no `X-Platform-Console: 1` header, or another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description auth cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getConsoleProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each provider and the URL that starts its sign-in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providers: {
+                            name: string;
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsoleOauthProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider's sign-in page */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such provider */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description auth cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getConsoleOauthProviderCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console (`/`), with `?oauth_error=<code>` when the sign-in failed */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlatformServicePath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The platform service */
+                service: "auth" | "registry" | "master" | "mesh" | "workers" | "workflow-engine" | "tracing" | "mcp-registry" | "local-models";
+                /** @description The rest of the path, as the service serves it (`api/projects`, `api/v1/workflows`, `health/ready`) */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's answer, whatever its status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such service */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    putPlatformServicePath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The platform service */
+                service: "auth" | "registry" | "master" | "mesh" | "workers" | "workflow-engine" | "tracing" | "mcp-registry" | "local-models";
+                /** @description The rest of the path, as the service serves it (`api/projects`, `api/v1/workflows`, `health/ready`) */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's answer, whatever its status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such service */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postPlatformServicePath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The platform service */
+                service: "auth" | "registry" | "master" | "mesh" | "workers" | "workflow-engine" | "tracing" | "mcp-registry" | "local-models";
+                /** @description The rest of the path, as the service serves it (`api/projects`, `api/v1/workflows`, `health/ready`) */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's answer, whatever its status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such service */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deletePlatformServicePath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The platform service */
+                service: "auth" | "registry" | "master" | "mesh" | "workers" | "workflow-engine" | "tracing" | "mcp-registry" | "local-models";
+                /** @description The rest of the path, as the service serves it (`api/projects`, `api/v1/workflows`, `health/ready`) */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's answer, whatever its status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such service */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    patchPlatformServicePath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The platform service */
+                service: "auth" | "registry" | "master" | "mesh" | "workers" | "workflow-engine" | "tracing" | "mcp-registry" | "local-models";
+                /** @description The rest of the path, as the service serves it (`api/projects`, `api/v1/workflows`, `health/ready`) */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's answer, whatever its status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such service */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

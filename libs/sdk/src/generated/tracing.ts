@@ -101,8 +101,65 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Storage, ingest and latency statistics */
+        /** Storage, ingest and latency statistics; model calls (tokens, cost, latency per model) between `from` and `to` */
         get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tokens, cost and latency of model calls, grouped by model, project, user or session
+         * @description Model calls are spans with GenAI (`gen_ai.request.model`, `gen_ai.response.model`, `gen_ai.usage.*`) or OpenInference (`llm.*`) attributes, costed at ingestion from the model price table. A call's user and session are its `user.id` / `session.id`, else another span's of its trace. `from` / `to` bound the calls' start; groups come costliest first.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sessions (`session.id`), the most recently active first, with their traces, tokens, cost and errors
+         * @description `project`, `user_id` (on any span of the session's traces), `from` / `to` (spans naming the session started between them); paged with `limit` and `offset`.
+         */
+        get: operations["getSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One session: its figures and its traces in the order they started */
+        get: operations["getSessionsSessionId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -543,6 +600,91 @@ export interface components {
             next_cursor: string | null;
             total: number;
         };
+        UsageReport: {
+            /** @enum {string} */
+            group_by: "model" | "project" | "user" | "session";
+            from: string | null;
+            to: string | null;
+            totals: {
+                /** @description spans describing a model call */
+                calls: number;
+                input_tokens: number;
+                output_tokens: number;
+                total_tokens: number;
+                /** @description sum over the calls of a priced model */
+                cost: number;
+                /** @description calls of a model the price table does not name (no cost) */
+                unpriced_calls: number;
+                errors: number;
+            };
+            groups: {
+                /** @description the model, project, user id or session id; null: calls without one */
+                key: string | null;
+                /** @description spans describing a model call */
+                calls: number;
+                input_tokens: number;
+                output_tokens: number;
+                total_tokens: number;
+                /** @description sum over the calls of a priced model */
+                cost: number;
+                /** @description calls of a model the price table does not name (no cost) */
+                unpriced_calls: number;
+                errors: number;
+                avg_ms: number | null;
+                p50_ms: number | null;
+                p95_ms: number | null;
+                first_seen: string | null;
+                last_seen: string | null;
+            }[];
+            /** @description groups in all */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        SessionSummary: {
+            session_id: string;
+            users: string[];
+            projects: string[];
+            first_seen: string;
+            last_seen: string;
+            trace_count: number;
+            span_count: number;
+            model_calls: number;
+            input_tokens: number;
+            output_tokens: number;
+            cost: number;
+            errors: number;
+        };
+        Session: {
+            session_id: string;
+            users: string[];
+            projects: string[];
+            first_seen: string;
+            last_seen: string;
+            trace_count: number;
+            span_count: number;
+            model_calls: number;
+            input_tokens: number;
+            output_tokens: number;
+            cost: number;
+            errors: number;
+            /** @description its traces in the order they started (the first 1,000) */
+            traces: {
+                trace_id: string;
+                /** @description the root span's name */
+                name: string;
+                start_time: string;
+                end_time: string;
+                duration_ms: number;
+                span_count: number;
+                model_calls: number;
+                models: string[];
+                input_tokens: number;
+                output_tokens: number;
+                cost: number;
+                errors: number;
+            }[];
+        };
         RetentionConfig: {
             retention_days: number;
             max_spans_per_project: number | null;
@@ -959,7 +1101,10 @@ export interface operations {
     };
     getStats: {
         parameters: {
-            query?: never;
+            query?: {
+                from?: string;
+                to?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -994,6 +1139,36 @@ export interface operations {
                             p50_ms: number | null;
                             p95_ms: number | null;
                         }[];
+                        model_calls: {
+                            from: string | null;
+                            to: string | null;
+                            calls: number;
+                            input_tokens: number;
+                            output_tokens: number;
+                            total_tokens: number;
+                            cost: number;
+                            unpriced_calls: number;
+                            errors: number;
+                            per_model: {
+                                /** @description the model, project, user id or session id; null: calls without one */
+                                key: string | null;
+                                /** @description spans describing a model call */
+                                calls: number;
+                                input_tokens: number;
+                                output_tokens: number;
+                                total_tokens: number;
+                                /** @description sum over the calls of a priced model */
+                                cost: number;
+                                /** @description calls of a model the price table does not name (no cost) */
+                                unpriced_calls: number;
+                                errors: number;
+                                avg_ms: number | null;
+                                p50_ms: number | null;
+                                p95_ms: number | null;
+                                first_seen: string | null;
+                                last_seen: string | null;
+                            }[];
+                        };
                     };
                 };
             };
@@ -1013,6 +1188,187 @@ export interface operations {
             };
             /** @description Permission missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                group_by?: "model" | "project" | "user" | "session";
+                from?: string;
+                to?: string;
+                project?: string;
+                model?: string;
+                user_id?: string;
+                session_id?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals and one page of groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSessions: {
+        parameters: {
+            query?: {
+                project?: string;
+                user_id?: string;
+                from?: string;
+                to?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: components["schemas"]["SessionSummary"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSessionsSessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No trace names this session */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
