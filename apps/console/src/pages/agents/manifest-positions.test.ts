@@ -43,6 +43,8 @@ describe('parseIssuePath', () => {
     ['body.manifest.metadata["x-signature"].value', ['metadata', 'x-signature', 'value']],
     ["$['odd key'][0]", ['odd key', 0]],
     ['metadata.labels.team', ['metadata', 'labels', 'team']],
+    ['body.manifest.security.threat_model.1.mitigations.0', ['security', 'threat_model', 1, 'mitigations', 0]],
+    ['body.manifest.metadata.x-signature.type', ['metadata', 'x-signature', 'type']],
     ['$', []],
     ['body.manifest', []],
   ])('reads %s', (path, segments) => {

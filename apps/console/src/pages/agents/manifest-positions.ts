@@ -18,7 +18,8 @@ const PREFIXES = [/^body\.manifest(?=$|[.[])/, /^manifest(?=$|[.[])/, /^\$/];
 
 /**
  * Reads the path of a validation error into segments: `$.security.threat_model[0].category`,
- * `body.manifest.metadata["x-signature"].value`, `metadata.labels.team`, or zod's array of keys
+ * `body.manifest.metadata["x-signature"].value`, the request validator's `body.manifest.security.threat_model.0`,
+ * `metadata.labels.team`, or zod's array of keys
  * (`["body", "manifest", "metadata", "name"]`).
  */
 export function parseIssuePath(path: string | readonly PathSegment[]): PathSegment[] {
@@ -30,7 +31,7 @@ export function parseIssuePath(path: string | readonly PathSegment[]): PathSegme
   let rest = (path as string).trim();
   for (const prefix of PREFIXES) rest = rest.replace(prefix, '');
   const segments: PathSegment[] = [];
-  const token = /^(?:\.?([A-Za-z_$][\w$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\['((?:[^'\\]|\\.)*)'\])/;
+  const token = /^(?:\.?([A-Za-z_$][\w$-]*)|(?:\[(\d+)\]|\.(\d+)(?=$|[.[]))|\[("(?:[^"\\]|\\.)*")\]|\['((?:[^'\\]|\\.)*)'\])/;
   while (rest.length) {
     const match = token.exec(rest);
     if (!match) {
@@ -38,9 +39,9 @@ export function parseIssuePath(path: string | readonly PathSegment[]): PathSegme
       break;
     }
     if (match[1] !== undefined) segments.push(match[1]);
-    else if (match[2] !== undefined) segments.push(Number(match[2]));
-    else if (match[3] !== undefined) segments.push(JSON.parse(match[3]) as string);
-    else segments.push(match[4]);
+    else if (match[2] !== undefined || match[3] !== undefined) segments.push(Number(match[2] ?? match[3]));
+    else if (match[4] !== undefined) segments.push(JSON.parse(match[4]) as string);
+    else segments.push(match[5]);
     rest = rest.slice(match[0].length);
   }
   return segments;
