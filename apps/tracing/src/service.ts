@@ -1,4 +1,5 @@
 import { env, serviceDatabaseUrl } from '@platform/config';
+import { PriceTable, Pricing } from '@platform/contracts';
 import { sqlPool } from '@platform/data';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
@@ -23,9 +24,15 @@ import { IngestKeys } from './ingest/ingest-keys';
 import { IngestService } from './ingest/ingest.service';
 import { OtlpGrpcServer } from './ingest/otlp.grpc';
 import { otlpDocumentation, otlpRouter } from './ingest/otlp.router';
+import { SessionsRepository } from './sessions/sessions.repository';
+import { sessionRoutes } from './sessions/sessions.router';
+import { SessionsService } from './sessions/sessions.service';
 import { spanRoutes } from './spans/spans.router';
 import { SpansRepository } from './spans/spans.repository';
 import { SpansService } from './spans/spans.service';
+import { UsageRepository } from './usage/usage.repository';
+import { usageRoutes } from './usage/usage.router';
+import { UsageService } from './usage/usage.service';
 
 export const TRACING_VERSION = '1.0.0';
 
@@ -39,6 +46,9 @@ export const tracingService = defineService({
       'OTLP/HTTP and OTLP/gRPC (TRACING_GRPC_PORT) span ingestion, trace and span queries, retention, datasets, evaluations and embedding projections.',
   },
   config: {
+    /** Prices of models per 1,000 tokens (contracts' model price table): TRACING_MODEL_PRICES over LOCAL_MODELS_PRICES. */
+    TRACING_MODEL_PRICES: PriceTable,
+    LOCAL_MODELS_PRICES: PriceTable,
     /** OTLP/gRPC (TraceService/Export and grpc.health.v1.Health); 0: a free port. */
     TRACING_GRPC_PORT: env.port(4317),
     /** Largest OTLP body, measured after decompression (MiB). */
@@ -89,7 +99,8 @@ export const tracingService = defineService({
     );
     infra.onShutdown('span buffer', () => buffer.close(), ShutdownPriority.components);
     const retention = new RetentionService(new ConfigRepository(db), spansRepository, buffer);
-    const ingest = new IngestService(buffer, retention.retentionDays, logger);
+    const pricing = new Pricing({ ...config.LOCAL_MODELS_PRICES, ...config.TRACING_MODEL_PRICES });
+    const ingest = new IngestService(buffer, retention.retentionDays, logger, pricing);
     const keys = new IngestKeys(config.TRACING_INGEST_KEYS);
     if (keys.size === 0) logger.info('no TRACING_INGEST_KEYS: ingestion takes platform tokens with traces:write only');
 
@@ -132,7 +143,10 @@ export const tracingService = defineService({
     }
 
     const api = new ApiRouter(verifier);
-    spanRoutes(api, new SpansService(spansRepository, buffer, ingest));
+    const usage = new UsageService(new UsageRepository(db));
+    spanRoutes(api, new SpansService(spansRepository, buffer, ingest, usage));
+    usageRoutes(api, usage);
+    sessionRoutes(api, new SessionsService(new SessionsRepository(db)));
     configRoutes(api, retention, buffer);
     datasetRoutes(api, new DatasetsService(datasetsRepository, config.TRACING_MAX_EXAMPLE_BYTES));
     evaluationRoutes(api, evaluations);

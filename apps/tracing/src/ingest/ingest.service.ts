@@ -1,3 +1,4 @@
+import type { Pricing } from '@platform/contracts';
 import type { Logger } from '@platform/telemetry';
 import { BufferFullError, type IngestBuffer } from './ingest-buffer';
 import { decodeJson, decodeProtobuf, type OtlpRequest, type PartialSuccess } from './otlp.codec';
@@ -24,6 +25,7 @@ export class IngestService {
     private readonly buffer: IngestBuffer,
     private readonly retentionDays: () => Promise<number>,
     private readonly logger: Logger,
+    private readonly pricing?: Pricing,
   ) {}
 
   decode(format: OtlpFormat, body: Buffer): OtlpRequest {
@@ -34,7 +36,7 @@ export class IngestService {
   async ingest(request: OtlpRequest): Promise<PartialSuccess> {
     const now = BigInt(Date.now()) * 1_000_000n;
     const days = await this.retentionDays();
-    const batch = convertRequest(request, { oldestNano: now - BigInt(days) * NS_PER_DAY, newestNano: now + NS_PER_DAY });
+    const batch = convertRequest(request, { oldestNano: now - BigInt(days) * NS_PER_DAY, newestNano: now + NS_PER_DAY, pricing: this.pricing });
     if (batch.rejected > 0) this.counters.rejected += batch.rejected;
     try {
       await this.buffer.submit(batch);

@@ -1,3 +1,5 @@
+import type { Pricing } from '@platform/contracts';
+import { modelCallOf, type ModelCall } from './gen-ai';
 import type { AnyValue, KeyValue, OtlpRequest, OtlpSpan } from './otlp.codec';
 import { idToHex } from './otlp.codec';
 
@@ -22,6 +24,8 @@ export interface SpanRow {
   resource: string;
   scope: string;
   dropped: string | null;
+  /** Session, user and model call, read from the attributes (gen-ai.ts). */
+  call: ModelCall;
 }
 
 export interface EmbeddingRow {
@@ -49,6 +53,8 @@ export interface ConvertOptions {
   /** Spans starting after this are refused (a clock far ahead would create far-future partitions). */
   newestNano: bigint;
   maxVectorSize?: number;
+  /** The model price table that costs model calls (none: costs stay unknown). */
+  pricing?: Pricing;
 }
 
 export const PROJECT_ATTRIBUTE = 'openinference.project.name';
@@ -235,6 +241,7 @@ export function convertRequest(request: OtlpRequest, options: ConvertOptions): C
           resource,
           scope,
           dropped,
+          call: modelCallOf(attributes, resourceAttributes, options.pricing),
         };
         if (hasNul(row)) {
           reject('span text must not contain NUL characters');
@@ -253,7 +260,7 @@ export function convertRequest(request: OtlpRequest, options: ConvertOptions): C
 }
 
 function hasNul(row: SpanRow): boolean {
-  const texts = [row.name, row.statusMessage, row.traceState, row.project];
+  const texts = [row.name, row.statusMessage, row.traceState, row.project, row.call.sessionId, row.call.userId, row.call.model, row.call.modelSystem];
   if (texts.some((text) => text?.includes('\u0000'))) return true;
   return [row.attributes, row.events, row.links, row.resource, row.scope].some((json) => json.includes('\\u0000'));
 }

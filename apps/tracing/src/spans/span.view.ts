@@ -1,10 +1,11 @@
 import type { tracing } from '@platform/contracts';
 import type { z } from 'zod';
 import type { AnyValue } from '../ingest/otlp.codec';
-import { plainAttributes } from '../ingest/span-rows';
+import { plainAttributes, plainValue } from '../ingest/span-rows';
 import type { StoredSpan } from './spans.repository';
 
 type Span = z.infer<typeof tracing.Span>;
+type ModelCall = z.infer<typeof tracing.ModelCall>;
 type SpanNode = z.infer<typeof tracing.SpanNode>;
 
 export const KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const;
@@ -62,6 +63,56 @@ export function spanView(row: StoredSpan): Span {
       ...(scope.version && { version: scope.version }),
       ...(scope.attributes && { attributes: plainAttributes(scope.attributes) }),
     },
+    session_id: row.session_id,
+    user_id: row.user_id,
+    model_call: modelCallView(row),
+  };
+}
+
+type StoredEvent = { name: string; attributes?: Attrs };
+const PROMPT_EVENTS = new Set(['gen_ai.system.message', 'gen_ai.user.message', 'gen_ai.assistant.message', 'gen_ai.tool.message']);
+
+/** The first of these attributes that is set, as plain JSON. */
+function firstOf(attributes: Attrs, keys: string[]): unknown {
+  for (const key of keys) if (attributes[key] !== undefined) return plainValue(attributes[key]);
+  return undefined;
+}
+
+/**
+ * Prompt and completion, wherever the instrumentation put them: GenAI attributes (`gen_ai.prompt`,
+ * `gen_ai.input.messages`, ...), GenAI events (`gen_ai.content.prompt`, `gen_ai.user.message`,
+ * `gen_ai.choice`, ...), else OpenInference's `input.value` / `output.value`.
+ */
+function promptAndCompletion(attributes: Attrs, events: StoredEvent[]): { prompt?: unknown; completion?: unknown } {
+  let prompt = firstOf(attributes, ['gen_ai.prompt', 'gen_ai.input.messages']);
+  let completion = firstOf(attributes, ['gen_ai.completion', 'gen_ai.output.messages']);
+  if (prompt === undefined) {
+    const content = events.find((event) => event.name === 'gen_ai.content.prompt');
+    const messages = events.filter((event) => PROMPT_EVENTS.has(event.name)).map((event) => plainAttributes(event.attributes));
+    prompt = content ? firstOf(content.attributes ?? {}, ['gen_ai.prompt']) : messages.length > 0 ? messages : undefined;
+  }
+  if (completion === undefined) {
+    const content = events.find((event) => event.name === 'gen_ai.content.completion');
+    const choices = events.filter((event) => event.name === 'gen_ai.choice').map((event) => plainAttributes(event.attributes));
+    completion = content ? firstOf(content.attributes ?? {}, ['gen_ai.completion']) : choices.length > 0 ? choices : undefined;
+  }
+  prompt ??= firstOf(attributes, ['input.value']);
+  completion ??= firstOf(attributes, ['output.value']);
+  return { ...(prompt !== undefined && { prompt }), ...(completion !== undefined && { completion }) };
+}
+
+function modelCallView(row: StoredSpan): ModelCall | null {
+  if (row.model === null) return null;
+  const input = row.input_tokens === null ? null : Number(row.input_tokens);
+  const output = row.output_tokens === null ? null : Number(row.output_tokens);
+  return {
+    model: row.model,
+    system: row.model_system,
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input === null && output === null ? null : (input ?? 0) + (output ?? 0),
+    cost: row.cost,
+    ...promptAndCompletion(row.attributes as Attrs, row.events as StoredEvent[]),
   };
 }
 

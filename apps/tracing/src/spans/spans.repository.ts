@@ -22,6 +22,13 @@ export interface StoredSpan {
   links: unknown[];
   resource: Record<string, unknown>;
   scope: Record<string, unknown>;
+  session_id: string | null;
+  user_id: string | null;
+  model: string | null;
+  model_system: string | null;
+  input_tokens: string | null;
+  output_tokens: string | null;
+  cost: number | null;
 }
 
 export interface SpanFilter {
@@ -40,7 +47,8 @@ export interface SpanFilter {
 
 const SPAN_COLUMNS = `project, trace_id, span_id, parent_span_id, name, kind, status_code, status_message,
   start_unix_nano::text AS start_unix_nano, end_unix_nano::text AS end_unix_nano, duration_nano::text AS duration_nano,
-  trace_state, flags, attributes, events, links, resource, scope`;
+  trace_state, flags, attributes, events, links, resource, scope,
+  session_id, user_id, model, model_system, input_tokens::text AS input_tokens, output_tokens::text AS output_tokens, cost`;
 
 const NS_PER_MS = 1_000_000n;
 const DAY_MS = 86_400_000;
@@ -64,11 +72,14 @@ function attributeCandidates(key: string, value: string): string[] {
 }
 
 const INSERT_SPANS = `INSERT INTO spans (project, trace_id, span_id, parent_span_id, name, kind, status_code, status_message, start_time,
-     start_unix_nano, end_unix_nano, duration_nano, trace_state, flags, attributes, events, links, resource, scope, dropped)
-   SELECT p, t, s, pa, n, k, sc, sm, to_timestamp((st / 1000)::double precision / 1000000), st, en, en - st, ts, f, a, e, l, r, sco, d
+     start_unix_nano, end_unix_nano, duration_nano, trace_state, flags, attributes, events, links, resource, scope, dropped,
+     session_id, user_id, model, model_system, input_tokens, output_tokens, cost)
+   SELECT p, t, s, pa, n, k, sc, sm, to_timestamp((st / 1000)::double precision / 1000000), st, en, en - st, ts, f, a, e, l, r, sco, d,
+          ses, usr, m, ms, it, ot, c
    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::smallint[], $8::text[],
-               $9::bigint[], $10::bigint[], $11::text[], $12::int[], $13::jsonb[], $14::jsonb[], $15::jsonb[], $16::jsonb[], $17::jsonb[], $18::jsonb[])
-     AS u(p, t, s, pa, n, k, sc, sm, st, en, ts, f, a, e, l, r, sco, d)
+               $9::bigint[], $10::bigint[], $11::text[], $12::int[], $13::jsonb[], $14::jsonb[], $15::jsonb[], $16::jsonb[], $17::jsonb[], $18::jsonb[],
+               $19::text[], $20::text[], $21::text[], $22::text[], $23::bigint[], $24::bigint[], $25::float8[])
+     AS u(p, t, s, pa, n, k, sc, sm, st, en, ts, f, a, e, l, r, sco, d, ses, usr, m, ms, it, ot, c)
    ON CONFLICT DO NOTHING`;
 
 const INSERT_EMBEDDINGS = `INSERT INTO embeddings (project, trace_id, span_id, position, model, text, dimensions, vector, start_time)
@@ -144,6 +155,13 @@ export class SpansRepository {
       resource: [] as string[],
       scope: [] as string[],
       dropped: [] as (string | null)[],
+      session: [] as (string | null)[],
+      user: [] as (string | null)[],
+      model: [] as (string | null)[],
+      system: [] as (string | null)[],
+      inputTokens: [] as (string | null)[],
+      outputTokens: [] as (string | null)[],
+      cost: [] as (number | null)[],
     };
     for (const row of spans) {
       columns.project.push(row.project);
@@ -164,6 +182,13 @@ export class SpansRepository {
       columns.resource.push(row.resource);
       columns.scope.push(row.scope);
       columns.dropped.push(row.dropped);
+      columns.session.push(row.call.sessionId);
+      columns.user.push(row.call.userId);
+      columns.model.push(row.call.model);
+      columns.system.push(row.call.modelSystem);
+      columns.inputTokens.push(row.call.inputTokens?.toString() ?? null);
+      columns.outputTokens.push(row.call.outputTokens?.toString() ?? null);
+      columns.cost.push(row.call.cost);
     }
     const spanParams = [
       columns.project,
@@ -184,6 +209,13 @@ export class SpansRepository {
       columns.resource,
       columns.scope,
       columns.dropped,
+      columns.session,
+      columns.user,
+      columns.model,
+      columns.system,
+      columns.inputTokens,
+      columns.outputTokens,
+      columns.cost,
     ];
     const embeddingParams = [
       embeddings.map((row) => row.project),

@@ -53,10 +53,11 @@ export function spanRoutes(api: ApiRouter, spans: SpansService): void {
   api.route({
     method: 'get',
     path: '/stats',
-    summary: 'Storage, ingest and latency statistics',
+    summary: 'Storage, ingest and latency statistics; model calls (tokens, cost, latency per model) between `from` and `to`',
     tags: ['spans'],
     access: READ,
+    query: tracing.StatsQuery,
     responses: { 200: { description: 'Statistics', schema: tracing.Stats }, ...errors },
-    handler: () => spans.stats(),
+    handler: (req) => spans.stats(req.valid.query),
   });
 }

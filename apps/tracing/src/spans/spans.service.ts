@@ -3,6 +3,7 @@ import type { tracing } from '@platform/contracts';
 import type { z } from 'zod';
 import type { IngestBuffer } from '../ingest/ingest-buffer';
 import type { IngestService } from '../ingest/ingest.service';
+import type { UsageService } from '../usage/usage.service';
 import { KINDS, spanTree, spanView, STATUSES } from './span.view';
 import type { SpanFilter, SpansRepository } from './spans.repository';
 
@@ -24,6 +25,7 @@ export class SpansService {
     private readonly spans: SpansRepository,
     private readonly buffer: IngestBuffer,
     private readonly ingest: IngestService,
+    private readonly usage: UsageService,
   ) {}
 
   async trace(traceId: string): Promise<z.infer<typeof tracing.Trace>> {
@@ -86,8 +88,8 @@ export class SpansService {
     return { total: projects.reduce((sum, row) => sum + row.spans, 0), from: query.from ?? null, to: query.to ?? null, projects };
   }
 
-  async stats(): Promise<z.infer<typeof tracing.Stats>> {
-    const [projects, storage] = await Promise.all([this.spans.projectStats(), this.spans.storage()]);
+  async stats(query: z.infer<typeof tracing.StatsQuery>): Promise<z.infer<typeof tracing.Stats>> {
+    const [projects, storage, modelCalls] = await Promise.all([this.spans.projectStats(), this.spans.storage(), this.usage.statsSection(query)]);
     return {
       spans: projects.reduce((sum, row) => sum + row.spans, 0),
       traces: projects.reduce((sum, row) => sum + row.traces, 0),
@@ -110,6 +112,7 @@ export class SpansService {
         p50_ms: row.p50_ns === null ? null : row.p50_ns / 1e6,
         p95_ms: row.p95_ns === null ? null : row.p95_ns / 1e6,
       })),
+      model_calls: modelCalls,
     };
   }
 

@@ -17,6 +17,20 @@ export const ExportTraceServiceResponse = z
   .object({ partialSuccess: z.object({ rejectedSpans: z.string().optional(), errorMessage: z.string().optional() }).optional() })
   .meta({ id: 'ExportTraceServiceResponse' });
 
+/** A model call a span describes (GenAI or OpenInference attributes), costed at ingestion. */
+export const ModelCall = z
+  .object({
+    model: z.string(),
+    system: z.string().nullable(),
+    input_tokens: z.number().nullable(),
+    output_tokens: z.number().nullable(),
+    total_tokens: z.number().nullable(),
+    cost: z.number().nullable().describe("from the platform's model price table (per 1,000 tokens); null: a model the table does not name"),
+    prompt: z.unknown().optional().describe('the prompt, when the span carries it (gen_ai.prompt, gen_ai.input.messages, prompt events, input.value)'),
+    completion: z.unknown().optional().describe('the completion, when the span carries it'),
+  })
+  .meta({ id: 'ModelCall' });
+
 export const SpanKind = z.enum(['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER']);
 export const SpanStatus = z.enum(['UNSET', 'OK', 'ERROR']);
 
@@ -41,6 +55,9 @@ export const Span = z
     links: z.array(z.unknown()),
     resource: z.object({ attributes: z.record(z.string(), z.unknown()), dropped_attributes_count: z.number().optional() }),
     scope: z.object({ name: z.string().optional(), version: z.string().optional(), attributes: z.record(z.string(), z.unknown()).optional() }),
+    session_id: z.string().nullable().describe('`session.id` of the span, else of its resource'),
+    user_id: z.string().nullable().describe('`user.id` of the span, else of its resource'),
+    model_call: ModelCall.nullable(),
   })
   .meta({ id: 'Span' });
 export type Span = z.infer<typeof Span>;
@@ -93,6 +110,113 @@ export const SpanCounts = z.object({
   projects: z.array(z.object({ project: z.string(), spans: z.number(), traces: z.number() })),
 });
 
+/** Who made a call and in which conversation: `user.id` / `session.id` attributes. */
+const PlainId = plain(256);
+
+export const UsageGroup = z.enum(['model', 'project', 'user', 'session']);
+export const UsageQuery = z
+  .object({
+    group_by: UsageGroup.default('model'),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    project: ProjectName.optional(),
+    model: plain(256).optional(),
+    user_id: PlainId.optional(),
+    session_id: PlainId.optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
+const UsageFigures = {
+  calls: z.number().describe('spans describing a model call'),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  total_tokens: z.number(),
+  cost: z.number().describe('sum over the calls of a priced model'),
+  unpriced_calls: z.number().describe('calls of a model the price table does not name (no cost)'),
+  errors: z.number(),
+};
+export const UsageRow = z.object({
+  key: z.string().nullable().describe('the model, project, user id or session id; null: calls without one'),
+  ...UsageFigures,
+  avg_ms: z.number().nullable(),
+  p50_ms: z.number().nullable(),
+  p95_ms: z.number().nullable(),
+  first_seen: z.string().nullable(),
+  last_seen: z.string().nullable(),
+});
+export const UsageReport = z
+  .object({
+    group_by: UsageGroup,
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    totals: z.object(UsageFigures),
+    groups: z.array(UsageRow),
+    total: z.number().describe('groups in all'),
+    limit: z.number(),
+    offset: z.number(),
+  })
+  .meta({ id: 'UsageReport' });
+
+export const StatsQuery = z.object({ from: isoDate.optional(), to: isoDate.optional() });
+
+export const SessionsQuery = z
+  .object({
+    project: ProjectName.optional(),
+    user_id: PlainId.optional(),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
+const SessionFigures = {
+  trace_count: z.number(),
+  span_count: z.number(),
+  model_calls: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost: z.number(),
+  errors: z.number(),
+};
+export const SessionSummary = z
+  .object({
+    session_id: z.string(),
+    users: z.array(z.string()),
+    projects: z.array(z.string()),
+    first_seen: z.string(),
+    last_seen: z.string(),
+    ...SessionFigures,
+  })
+  .meta({ id: 'SessionSummary' });
+export const SessionPage = z.object({ sessions: z.array(SessionSummary), total: z.number(), limit: z.number(), offset: z.number() });
+export const SessionParams = z.object({ session_id: PlainId });
+export const SessionTrace = z.object({
+  trace_id: z.string(),
+  name: z.string().describe("the root span's name"),
+  start_time: z.string(),
+  end_time: z.string(),
+  duration_ms: z.number(),
+  span_count: z.number(),
+  model_calls: z.number(),
+  models: z.array(z.string()),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost: z.number(),
+  errors: z.number(),
+});
+export const Session = z
+  .object({
+    session_id: z.string(),
+    users: z.array(z.string()),
+    projects: z.array(z.string()),
+    first_seen: z.string(),
+    last_seen: z.string(),
+    ...SessionFigures,
+    traces: z.array(SessionTrace).describe('its traces in the order they started (the first 1,000)'),
+  })
+  .meta({ id: 'Session' });
+
 export const Stats = z.object({
   spans: z.number(),
   traces: z.number(),
@@ -117,6 +241,19 @@ export const Stats = z.object({
       p95_ms: z.number().nullable(),
     }),
   ),
+  /** Model calls between `from` and `to` (all stored ones without them): totals and per model. */
+  model_calls: z.object({
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    calls: z.number(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    total_tokens: z.number(),
+    cost: z.number(),
+    unpriced_calls: z.number(),
+    errors: z.number(),
+    per_model: z.array(UsageRow),
+  }),
 });
 
 export const RetentionConfig = z
