@@ -41,7 +41,7 @@ export class ConsoleSessions {
   /**
    * Revokes the session at auth. Auth revokes a token for its owner's bearer only: the refresh
    * token is rotated once for an access token, which then revokes the new refresh token's family
-   * (the cookie's too) and itself.
+   * (the cookie's too), and with it every access token the family issued (that one included).
    */
   async logout(refreshToken: string | undefined, clientIp?: string): Promise<void> {
     if (!refreshToken) throw noSession();
@@ -52,7 +52,6 @@ export class ConsoleSessions {
     });
     if (!tokens) return;
     await this.auth.revoke(tokens.refresh_token, 'refresh_token', tokens.access_token, clientIp);
-    await this.auth.revoke(tokens.access_token, 'access_token', tokens.access_token, clientIp);
   }
 
   /** The answer for tokens auth issued (after a password login, a rotation or an OAuth sign-in). */
