@@ -6,7 +6,9 @@
 //   4. starts auth, issues through its admin API the API keys services call each other with
 //      (lib/platform.mjs), then every other app of apps/* on the port of its project.json, with
 //      every <SERVICE>_URL and key it reads; logs prefixed with each app's name;
-//   5. waits for each /health/ready, then prints URLs, docs and how to log in as the admin.
+//   5. builds the web console (apps/console) when its sources are newer than dist/apps/console;
+//   6. waits for each /health/ready, then prints the console's URL (the gateway serves it), every
+//      service's URL and docs, and how to log in as the admin.
 // Ctrl-C stops every service through its graceful shutdown (and revokes the keys it issued).
 // Options: --ports=free   free ports instead of those of project.json (a second platform beside one);
 //          --skip-setup   no install, Prisma generation or migrations (the caller did them: the tests).
@@ -14,6 +16,7 @@ import {
   DEFAULT_DATABASE_URL,
   DEFAULT_REDIS_URL,
   adminCredentials,
+  ROOT,
   bold,
   checkLogin,
   cyan,
@@ -27,14 +30,18 @@ import {
   info,
   loginHelp,
   migrate,
+  nxEnv,
   portInUse,
   prismaGenerate,
   red,
+  run,
   tracingIngestKey,
   yellow,
 } from './lib/workspace.mjs';
 import { createPlatform } from './lib/platform.mjs';
 import { describeExit, stopOnSignals } from './lib/processes.mjs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 const args = process.argv.slice(2);
 for (const arg of args) if (!['--ports=free', '--ports=fixed', '--skip-setup'].includes(arg)) fail(`Unknown option ${arg} (known: --ports=free, --skip-setup)`);
@@ -71,6 +78,8 @@ if (withPrisma.length && !skipSetup) {
     }),
   );
 }
+
+if (!skipSetup) await buildConsole();
 
 const busy = [];
 if (!freePorts) for (const app of apps) if (app.port && (await portInUse(app.port))) busy.push(app);
@@ -144,6 +153,13 @@ const lines = [
   '',
 ];
 const width = Math.max(...apps.map((app) => app.name.length));
+const gatewayResult = results.find((result) => result.service.app.name === 'gateway' && result.ok);
+if (gatewayResult) {
+  const built = existsSync(path.join(ROOT, 'dist/apps/console/index.html'));
+  lines.push(
+    `  ${built ? green('●') : yellow('●')} ${bold('console'.padEnd(width))}  ${cyan(`${gatewayResult.service.url}/`)}${built ? '' : `   ${yellow('not built')}: npx nx run console:build`}`,
+  );
+}
 for (const { service, ok, reason } of results) {
   const { name, basePath } = service.app;
   const url = service.url;
@@ -183,3 +199,34 @@ await Promise.all(
   }),
 );
 process.exit(services.every((service) => service.exit?.code === 0 || service.exit?.signal === 'SIGTERM') ? 0 : 1);
+
+/** Newest modification time of the files under `dir` (0 when it does not exist). */
+function newest(dir) {
+  if (!existsSync(dir)) return 0;
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * Builds the console (served by the gateway from dist/apps/console) when a source of it, or of the
+ * libraries it is built from, is newer than its index.html. A failed build leaves the platform
+ * booting: the gateway says at / how to build it.
+ */
+async function buildConsole() {
+  if (!existsSync(path.join(ROOT, 'apps/console/project.json'))) {
+    info('No apps/console in this checkout: the console is not built');
+    return;
+  }
+  const index = path.join(ROOT, 'dist/apps/console/index.html');
+  const builtAt = existsSync(index) ? statSync(index).mtimeMs : 0;
+  const sources = ['apps/console', 'libs/contracts/src', 'libs/sdk/src'].map((dir) => newest(path.join(ROOT, dir)));
+  if (builtAt && Math.max(...sources) <= builtAt) return;
+  info(`Building the console (${builtAt ? 'its sources changed' : 'not built yet'}): npx nx run console:build`);
+  const code = await run('npx', ['nx', 'run', 'console:build', '--outputStyle=static'], { env: nxEnv() });
+  if (code !== 0) console.error(`${yellow('!')} The console build failed (exit ${code}); the platform boots without it.`);
+}

@@ -210,14 +210,18 @@ export function databaseUrlFor(name, env = process.env) {
   return env[`${envPrefix(name)}_DATABASE_URL`] || env.DATABASE_URL || DEFAULT_DATABASE_URL;
 }
 
-/** Every app in apps/*, from its project.json: name, port and base path from `metadata`. */
+/**
+ * Every service in apps/*, from its project.json: name, port and base path from `metadata`. A web
+ * app (tag `type:web`, no port: the console, which the gateway serves) is no service and is left out.
+ */
 export function discoverApps() {
   const appsDir = path.join(ROOT, 'apps');
   if (!existsSync(appsDir)) return [];
   return readdirSync(appsDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(path.join(appsDir, entry.name, 'project.json')))
-    .map((entry) => {
-      const project = JSON.parse(readFileSync(path.join(appsDir, entry.name, 'project.json'), 'utf8'));
+    .map((entry) => ({ entry, project: JSON.parse(readFileSync(path.join(appsDir, entry.name, 'project.json'), 'utf8')) }))
+    .filter(({ project }) => !project.tags?.includes('type:web') && Number(project.metadata?.port) > 0)
+    .map(({ entry, project }) => {
       const name = project.name ?? entry.name;
       const main = path.join(appsDir, entry.name, 'src', 'main.ts');
       return {
