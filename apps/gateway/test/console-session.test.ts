@@ -264,4 +264,16 @@ describe('the console session /api/v1/console', () => {
     const replay = await request(origin).get(`${back.pathname}${back.search}`).set('Cookie', `platform_oauth=${state.value}`);
     expect(replay.headers.location).toBe('/?oauth_error=csrf_rejected');
   });
+
+  // Last: it stops auth.
+  it('answers 503 naming auth when auth is down, and keeps the cookie for later', async () => {
+    const cookie = cookieOf((await signIn()).headers['set-cookie'], 'platform_session')!.value;
+    await auth.stop();
+    const down = await signIn();
+    expect(down.status).toBe(503);
+    expect(down.body.error).toMatchObject({ code: 'dependency_unavailable', details: { dependency: 'auth' } });
+    const refreshed = await refresh(cookie);
+    expect(refreshed.status).toBe(503);
+    expect(refreshed.headers['set-cookie']).toBeUndefined();
+  });
 });

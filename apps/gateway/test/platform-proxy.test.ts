@@ -30,6 +30,8 @@ class StreamingUpstream {
   ended = false;
   private release?: () => void;
   private readonly server = http.createServer((req, res) => {
+    // A service that never answers.
+    if (req.url === '/api/hang') return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -100,6 +102,7 @@ describe('the platform pass-through /api/v1/platform/{service}/…', () => {
         LOCAL_MODELS_URL: models.url,
         WORKERS_URL: `http://127.0.0.1:${await closedPort()}`,
         GATEWAY_PLATFORM_BODY_LIMIT: '4096',
+        GATEWAY_PLATFORM_TIMEOUT_MS: '1000',
       },
       fakes,
     );
@@ -192,6 +195,21 @@ describe('the platform pass-through /api/v1/platform/{service}/…', () => {
     expect(climbing.status).toBe(400);
   });
 
+  it('gives up on a service that does not answer: 503 naming it, never a hang', async () => {
+    const hung = await request(g.app)
+      .get(`${prefix}/local-models/api/hang`)
+      .set('Authorization', token(['*']));
+    expect(hung.status).toBe(503);
+    expect(hung.body.error).toMatchObject({ code: 'dependency_unavailable', details: { dependency: 'local-models', reason: 'timeout' } });
+  });
+
+  it('documents the prefix in the OpenAPI document', async () => {
+    const document = (await request(g.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { tags?: string[] }>> };
+    const operations = document.paths['/api/v1/platform/{service}/{path}'];
+    expect(Object.keys(operations ?? {}).sort()).toEqual(['delete', 'get', 'patch', 'post', 'put']);
+    expect(operations!.get.tags).toEqual(['platform']);
+  });
+
   it('refuses a body over the limit with 413, declared or streamed', async () => {
     const declared = await request(g.app)
       .post(`${prefix}/local-models/api/chat`)
@@ -237,6 +255,8 @@ describe('the platform pass-through /api/v1/platform/{service}/…', () => {
     const first = new TextDecoder().decode((await stream.read()).value);
     expect(first).toContain('"delta":"Hel"');
     expect(models.ended).toBe(false);
+    // A stream outlives the pass-through's deadline (1 s here): only the service or the caller ends it.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     models.finish();
     let rest = '';
     for (let chunk = await stream.read(); !chunk.done; chunk = await stream.read()) rest += new TextDecoder().decode(chunk.value);
@@ -273,6 +293,13 @@ describe('the platform pass-through /api/v1/platform/{service}/…', () => {
 
     it('relays both ways with the token as a header', async () => {
       const messages = await converse(new WebSocket(wsUrl(), { headers: { authorization: token(['mcp:read']) } }));
+      expect(messages.map((message) => message.type)).toEqual(['welcome', 'subscribed']);
+    });
+
+    it('exchanges an API key on the upgrade as on any request', async () => {
+      const key = `pk_${uniqueName('ws-key')}_secret`;
+      g.fakes.apiKeys.set(key, { sub: uniqueName('service'), permissions: ['mcp:read'] });
+      const messages = await converse(new WebSocket(wsUrl(), { headers: { 'x-api-key': key } }));
       expect(messages.map((message) => message.type)).toEqual(['welcome', 'subscribed']);
     });
 
