@@ -218,6 +218,13 @@ describe('the console session /api/v1/console', () => {
     expect(foreign.headers['set-cookie']).toBeUndefined();
     const logout = await request(origin).delete('/api/v1/console/session').set('Origin', 'https://evil.example').set('X-Platform-Console', '1');
     expect(logout.status).toBe(403);
+    // Outside production the console's dev server (Vite, proxying to the gateway) is a console origin too.
+    const devServer = await request(origin)
+      .post('/api/v1/console/session')
+      .set('X-Platform-Console', '1')
+      .set('Origin', 'http://127.0.0.1:4200')
+      .send({ username: user.username, password: 'not-the-password' });
+    expect(devServer.status).toBe(401);
   });
 
   it('lists the identity providers it offers', async () => {

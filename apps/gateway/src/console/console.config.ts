@@ -24,7 +24,10 @@ export const consoleConfig = {
     .default(30 * 24 * 3600),
   /** Identity providers configured at auth that the console offers (comma-separated names). */
   GATEWAY_CONSOLE_OAUTH_PROVIDERS: list,
-  /** Other origins whose state-changing console calls are accepted (a dev server: `http://127.0.0.1:4200`). */
+  /**
+   * Other origins whose state-changing console calls are accepted. Unset outside production: the
+   * console's Vite dev server (`http://127.0.0.1:4200`, `http://localhost:4200`), which proxies to the gateway.
+   */
   GATEWAY_CONSOLE_ALLOWED_ORIGINS: list,
 };
 
@@ -37,4 +40,11 @@ export type ConsoleConfig = {
   GATEWAY_PUBLIC_URL: string;
   AUTH_URL: string;
   GATEWAY_UPSTREAM_TIMEOUT_MS: number;
+  NODE_ENV: string;
 };
+
+/** The console's dev server (`nx run console:serve`), trusted outside production when nothing else is configured. */
+const DEV_SERVER_ORIGINS = ['http://127.0.0.1:4200', 'http://localhost:4200'];
+
+export const allowedOrigins = (config: Pick<ConsoleConfig, 'GATEWAY_CONSOLE_ALLOWED_ORIGINS' | 'NODE_ENV'>): string[] =>
+  config.GATEWAY_CONSOLE_ALLOWED_ORIGINS.length || config.NODE_ENV === 'production' ? config.GATEWAY_CONSOLE_ALLOWED_ORIGINS : DEV_SERVER_ORIGINS;

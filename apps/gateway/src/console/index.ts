@@ -3,7 +3,7 @@ import type { TokenVerifier } from '@platform/jwt';
 import type { Logger } from '@platform/telemetry';
 import type { Redis } from 'ioredis';
 import { AuthSessions } from './auth-session.client';
-import type { ConsoleConfig } from './console.config';
+import { allowedOrigins, type ConsoleConfig } from './console.config';
 import { requireConsoleOrigin } from './csrf';
 import { ConsoleOAuth } from './oauth.flow';
 import { sessionRoutes } from './session.router';
@@ -31,7 +31,7 @@ export function consoleFeature({ basePath, api, config, verifier, redis, logger 
     providers: config.GATEWAY_CONSOLE_OAUTH_PROVIDERS,
     callbackUrl: (provider) => `${publicUrl}${basePath}/console/oauth/${provider}/callback`,
   });
-  const csrf = requireConsoleOrigin({ publicUrl, allowedOrigins: config.GATEWAY_CONSOLE_ALLOWED_ORIGINS });
+  const csrf = requireConsoleOrigin({ publicUrl, allowedOrigins: allowedOrigins(config) });
   sessionRoutes(api, { sessions, oauth, csrf, sessionMaxAgeSeconds: maxAge, basePath, logger });
   return { router: staticConsole(config.GATEWAY_CONSOLE_DIR ?? defaultConsoleDir()) };
 }

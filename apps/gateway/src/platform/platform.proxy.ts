@@ -15,8 +15,9 @@ export interface PlatformProxyOptions {
 
 const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }) };
 
-/** Server-sent events stream for as long as they last: no deadline once the service answered. */
-const isStream = (upstream: IncomingMessage) => /^text\/event-stream/i.test(upstream.headers['content-type'] ?? '');
+/** Server-sent events and NDJSON (Ollama's streamed chat) last as long as they last: no deadline once the service answered. */
+const isStream = (upstream: IncomingMessage) =>
+  /^(text\/event-stream|application\/(x-)?ndjson|application\/jsonl|application\/stream\+json)\b/i.test(upstream.headers['content-type'] ?? '');
 
 /**
  * The console's pass-through to the platform's services (before the JSON parser, so bodies stream):
@@ -46,7 +47,7 @@ export function platformProxy(options: PlatformProxyOptions): RequestHandler {
       if (!res.headersSent) next(error);
       else res.destroy();
     };
-    const deadline = setTimeout(() => fail(dependencyUnavailable(service, 'timeout')), options.timeoutMs);
+    let deadline = setTimeout(() => fail(dependencyUnavailable(service, 'timeout')), options.timeoutMs);
     const upstream = (url.protocol === 'https:' ? https : http).request(url, {
       method: req.method,
       headers: upstreamRequestHeaders(req),
@@ -58,7 +59,13 @@ export function platformProxy(options: PlatformProxyOptions): RequestHandler {
     });
     upstream.on('response', (incoming) => {
       if (answered) return incoming.destroy();
-      if (isStream(incoming)) clearTimeout(deadline);
+      clearTimeout(deadline);
+      // Any other answer may take as long as it keeps sending: the deadline then bounds a silence.
+      if (!isStream(incoming)) {
+        const silence = () => fail(new Error(`${service} stopped sending its answer`));
+        deadline = setTimeout(silence, options.timeoutMs);
+        incoming.on('data', () => deadline.refresh());
+      }
       res.writeHead(
         incoming.statusCode ?? 502,
         downstreamResponseHeaders(incoming, (name) => res.hasHeader(name)),
