@@ -1,8 +1,10 @@
+import { serviceApiKeyToken } from '@platform/clients';
 import { env, serviceDatabaseUrl } from '@platform/config';
 import { PriceTable, Pricing } from '@platform/contracts';
 import { sqlPool } from '@platform/data';
 import { ApiRouter } from '@platform/http';
 import { defineService, ShutdownPriority } from '@platform/service-kit';
+import { z } from 'zod';
 import { ConfigRepository } from './config/config.repository';
 import { configRoutes } from './config/config.router';
 import { retentionQueue } from './config/retention.queue';
@@ -19,6 +21,7 @@ import { evaluationQueue } from './evaluations/evaluations.queue';
 import { EvaluationsRepository } from './evaluations/evaluations.repository';
 import { evaluationRoutes } from './evaluations/evaluations.router';
 import { EvaluationsService } from './evaluations/evaluations.service';
+import { Judge } from './evaluations/judge';
 import { IngestBuffer } from './ingest/ingest-buffer';
 import { IngestKeys } from './ingest/ingest-keys';
 import { IngestService } from './ingest/ingest.service';
@@ -74,6 +77,14 @@ export const tracingService = defineService({
     TRACING_EVAL_CONCURRENCY: env.int(4, { min: 1, max: 64 }),
     /** Evaluation targets on private, loopback or link-local addresses (off unless the operator allows it). */
     TRACING_EVAL_ALLOW_PRIVATE_TARGETS: env.bool(false),
+    /** LLM-as-a-judge: an OpenAI-compatible chat completions URL (default: the gateway's model route). */
+    TRACING_JUDGE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3002/v1/chat/completions'),
+    /** The judge's bearer key; without it, this service's own platform token (TRACING_API_KEY exchanged at auth). */
+    TRACING_JUDGE_API_KEY: z.string().min(1).optional(),
+    TRACING_API_KEY: z.string().min(1).optional(),
+    TRACING_JUDGE_TIMEOUT_MS: env.ms(60_000),
+    /** Judge calls again, this many times, when its answer is not a readable grade. */
+    TRACING_JUDGE_PARSE_RETRIES: env.int(2, { min: 0, max: 5 }),
   },
   database: createDatabase,
   async build(infra) {
@@ -125,6 +136,16 @@ export const tracingService = defineService({
         attempts: config.TRACING_EVAL_ATTEMPTS,
         backoffMs: config.TRACING_EVAL_BACKOFF_MS,
         allowPrivateTargets: config.TRACING_EVAL_ALLOW_PRIVATE_TARGETS,
+        judge: new Judge({
+          url: config.TRACING_JUDGE_URL,
+          token: config.TRACING_JUDGE_API_KEY
+            ? () => config.TRACING_JUDGE_API_KEY
+            : config.TRACING_API_KEY
+              ? serviceApiKeyToken({ authUrl: config.AUTH_URL, apiKey: config.TRACING_API_KEY, clientId: 'tracing' })
+              : undefined,
+          timeoutMs: config.TRACING_JUDGE_TIMEOUT_MS,
+          parseRetries: config.TRACING_JUDGE_PARSE_RETRIES,
+        }),
       },
     );
     infra.queues.process(evaluationQueue, (payload, job) => evaluations.process(payload, job), { concurrency: config.TRACING_EVAL_CONCURRENCY });

@@ -21,6 +21,7 @@ export interface ResultRow {
   attempts: number;
   output: unknown;
   scores: unknown;
+  judgments: unknown;
   traceId: string | null;
   latencyMs: number | null;
   error: string | null;
@@ -137,7 +138,13 @@ export class EvaluationsRepository {
   async succeed(
     id: string,
     position: number,
-    result: { output: unknown; scores: Record<string, number | null>; traceId: string | null; latencyMs: number | null },
+    result: {
+      output: unknown;
+      scores: Record<string, number | null>;
+      judgments: Record<string, unknown> | null;
+      traceId: string | null;
+      latencyMs: number | null;
+    },
   ): Promise<void> {
     await this.db.evaluationResult.update({
       where: { evaluationId_position: { evaluationId: id, position } },
@@ -145,6 +152,7 @@ export class EvaluationsRepository {
         status: 'succeeded',
         output: (result.output ?? null) as Prisma.InputJsonValue,
         scores: result.scores,
+        judgments: (result.judgments ?? undefined) as Prisma.InputJsonValue | undefined,
         traceId: result.traceId,
         latencyMs: result.latencyMs,
         error: null,

@@ -10,7 +10,8 @@ import type { IngestService } from '../ingest/ingest.service';
 import type { SpansRepository } from '../spans/spans.repository';
 import type { evaluationQueue } from './evaluations.queue';
 import type { Counts, EvaluationRow, EvaluationsRepository, ResultRow } from './evaluations.repository';
-import { metricName, regexPattern, score } from './metrics';
+import { JudgeError, type Judge, type Judgment } from './judge';
+import { isJudge, metricName, regexPattern, score } from './metrics';
 import { callTarget, TargetError } from './target-client';
 
 type Evaluation = z.infer<typeof tracing.Evaluation>;
@@ -26,6 +27,8 @@ export interface EvaluationOptions {
   attempts: number;
   backoffMs: number;
   allowPrivateTargets: boolean;
+  /** Grades the LLM-judge metrics. */
+  judge: Judge;
 }
 
 const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
@@ -47,8 +50,17 @@ export class EvaluationsService {
   /** Evaluates a dataset the caller may read (404 otherwise); the evaluation is the caller's. */
   async create(who: Caller, body: z.infer<typeof tracing.CreateEvaluation>): Promise<Evaluation> {
     const owned = rules.evaluation.ownerFor(who, body.team);
+    const names = body.metrics.map(metricName);
+    const repeated = names.find((name, index) => names.indexOf(name) !== index);
+    if (repeated) {
+      throw badRequest('Two metrics keep their scores under one name', {
+        issues: [
+          { path: `body.metrics.${names.lastIndexOf(repeated)}`, message: `${repeated} is named twice (give each llm_judge its own name)`, code: 'custom' },
+        ],
+      });
+    }
     for (const [index, spec] of body.metrics.entries()) {
-      const pattern = typeof spec === 'object' ? spec.pattern : undefined;
+      const pattern = typeof spec === 'object' && 'pattern' in spec ? spec.pattern : undefined;
       if (pattern === undefined) continue;
       try {
         new RegExp(pattern, 'u');
@@ -186,7 +198,7 @@ export class EvaluationsService {
     try {
       await this.scoreExample(evaluation, payload.index);
     } catch (error) {
-      const permanent = error instanceof UnrecoverableError || (error instanceof TargetError && error.permanent);
+      const permanent = error instanceof UnrecoverableError || ((error instanceof TargetError || error instanceof JudgeError) && error.permanent);
       await this.evaluations.fail(evaluation.id, payload.index, (error as Error).message, final || permanent);
       if (final || permanent) await this.evaluations.completeIfDone(evaluation.id);
       throw permanent && !(error instanceof UnrecoverableError) ? new UnrecoverableError((error as Error).message) : error;
@@ -225,12 +237,107 @@ export class EvaluationsService {
     if (latencyMs === null && usage.rootDurationNano !== null) latencyMs = Number(usage.rootDurationNano) / 1e6;
     const metrics = evaluation.metrics as MetricSpec[];
     const scores: Record<string, number | null> = {};
+    const judgments: Record<string, Omit<Judgment, 'call'>> = {};
     for (const spec of metrics) {
       const name = metricName(spec);
-      if (name === 'regex' && regexPattern(spec, { expected: example.expected_output, metadata: example.metadata }) === undefined) scores[name] = null;
+      if (isJudge(spec)) {
+        const judgment = await this.judgeExample(evaluation, index, spec, {
+          input: example.input,
+          output,
+          expected: example.expected_output,
+          metadata: example.metadata,
+        });
+        const { call: _call, ...kept } = judgment;
+        judgments[name] = kept;
+        scores[name] = judgment.score;
+      } else if (name === 'regex' && regexPattern(spec, { expected: example.expected_output, metadata: example.metadata }) === undefined) scores[name] = null;
       else scores[name] = score(spec, { output, expected: example.expected_output, metadata: example.metadata, latencyMs, tokens: usage.tokens });
     }
-    await this.evaluations.succeed(evaluation.id, index, { output, scores, traceId, latencyMs });
+    await this.evaluations.succeed(evaluation.id, index, {
+      output,
+      scores,
+      judgments: Object.keys(judgments).length > 0 ? judgments : null,
+      traceId,
+      latencyMs,
+    });
+  }
+
+  /** One LLM-judge grade; the judge call is stored as a model-call span of the evaluations project. */
+  private async judgeExample(
+    evaluation: EvaluationRow,
+    index: number,
+    spec: tracing.LlmJudgeMetric,
+    values: { input: unknown; output: unknown; expected: unknown; metadata: unknown },
+  ): Promise<Judgment> {
+    const startNano = BigInt(Date.now()) * 1_000_000n;
+    try {
+      const judgment = await this.options.judge.grade(spec, values);
+      await this.recordJudgeSpan(evaluation, index, spec, startNano, judgment);
+      return judgment;
+    } catch (error) {
+      await this.recordJudgeSpan(evaluation, index, spec, startNano, undefined, error as Error);
+      throw error;
+    }
+  }
+
+  private async recordJudgeSpan(
+    evaluation: EvaluationRow,
+    index: number,
+    spec: tracing.LlmJudgeMetric,
+    startNano: bigint,
+    judgment?: Judgment,
+    failure?: Error,
+  ): Promise<void> {
+    const text = (value: string) => ({ stringValue: value.slice(0, 10_000) });
+    const int = (value: number | null) => (value === null ? [] : [{ intValue: String(value) }]);
+    const attributes = [
+      { key: 'evaluation.id', value: { stringValue: evaluation.id } },
+      { key: 'evaluation.example.index', value: { intValue: String(index) } },
+      { key: 'evaluation.metric', value: { stringValue: spec.name } },
+      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+      { key: 'gen_ai.request.model', value: { stringValue: spec.model } },
+      ...(judgment
+        ? [
+            { key: 'gen_ai.prompt', value: text(judgment.call.prompt) },
+            { key: 'gen_ai.completion', value: text(judgment.call.completion) },
+            ...(judgment.call.responseModel ? [{ key: 'gen_ai.response.model', value: text(judgment.call.responseModel) }] : []),
+            ...int(judgment.call.inputTokens).map((value) => ({ key: 'gen_ai.usage.input_tokens', value })),
+            ...int(judgment.call.outputTokens).map((value) => ({ key: 'gen_ai.usage.output_tokens', value })),
+            { key: 'evaluation.score', value: { doubleValue: judgment.score } },
+          ]
+        : []),
+    ];
+    await this.ingest
+      .ingest({
+        resourceSpans: [
+          {
+            resource: {
+              attributes: [
+                { key: 'service.name', value: { stringValue: 'tracing' } },
+                { key: 'openinference.project.name', value: { stringValue: EVALUATION_PROJECT } },
+              ],
+            },
+            scopeSpans: [
+              {
+                scope: { name: 'tracing.evaluations' },
+                spans: [
+                  {
+                    traceId: b64(randomBytes(16).toString('hex')),
+                    spanId: b64(randomBytes(8).toString('hex')),
+                    name: `judge ${spec.name}`,
+                    kind: 3,
+                    startTimeUnixNano: startNano.toString(),
+                    endTimeUnixNano: (BigInt(Date.now()) * 1_000_000n).toString(),
+                    attributes,
+                    status: failure ? { code: 2, message: failure.message } : { code: 1 },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      })
+      .catch(() => undefined); // the grade does not depend on the span being stored
   }
 
   /** The evaluation's own span for a target call, written to this service's store like any other. */
@@ -297,6 +404,7 @@ function resultView(row: ResultRow, example: Example | undefined): z.infer<typeo
     ...(example?.expected_output !== undefined && { expected_output: example.expected_output }),
     ...(row.output !== null && row.output !== undefined && { output: row.output }),
     scores: (row.scores as Record<string, number | null> | null) ?? null,
+    judgments: (row.judgments as z.infer<typeof tracing.EvaluationResult>['judgments']) ?? null,
     trace_id: row.traceId,
     latency_ms: row.latencyMs,
     error: row.error,

@@ -18,7 +18,10 @@ const MAX_TEXT = 100_000;
 /** Longest text a user-supplied regex is run over: a pathological pattern stays bounded. */
 const MAX_REGEX_TEXT = 10_000;
 
-export const metricName = (spec: MetricSpec): MetricName => (typeof spec === 'string' ? spec : spec.name);
+/** The name a metric's scores are kept under: the built-in metric's, or an LLM judge's own. */
+export const metricName = (spec: MetricSpec): string => (typeof spec === 'string' ? spec : spec.name);
+
+export const isJudge = (spec: MetricSpec): spec is tracing.LlmJudgeMetric => typeof spec === 'object' && 'kind' in spec && spec.kind === 'llm_judge';
 
 /** Text of a value: strings as they are, anything else as JSON. */
 export function asText(value: unknown): string {
@@ -43,7 +46,7 @@ function canonical(value: unknown): string {
 
 /** The regex of the `regex` metric: the metric's `pattern`, else the example's `metadata.regex`, else its expected output. */
 export function regexPattern(spec: MetricSpec, input: Pick<ScoringInput, 'expected' | 'metadata'>): string | undefined {
-  if (typeof spec === 'object' && spec.pattern) return spec.pattern;
+  if (typeof spec === 'object' && 'pattern' in spec && spec.pattern) return spec.pattern;
   const fromMetadata = input.metadata?.regex;
   if (typeof fromMetadata === 'string') return fromMetadata;
   return typeof input.expected === 'string' ? input.expected : undefined;
@@ -60,7 +63,8 @@ export function levenshteinSimilarity(a: string, b: string): number {
  * output to compare with, no latency or token count known).
  */
 export function score(spec: MetricSpec, input: ScoringInput): number | null {
-  const name = metricName(spec);
+  if (isJudge(spec)) return null; // graded by a model (judge.ts), not here
+  const name: MetricName = typeof spec === 'string' ? spec : spec.name;
   const caseSensitive = typeof spec === 'object' ? spec.case_sensitive !== false : true;
   const fold = (text: string) => (caseSensitive ? text : text.toLowerCase());
   switch (name) {

@@ -375,9 +375,53 @@ export const DatasetPage = z.object({ datasets: z.array(Dataset), total: z.numbe
 // Evaluations
 export const MetricName = z.enum(['exact_match', 'contains', 'regex', 'levenshtein', 'json_valid', 'latency', 'tokens']);
 export type MetricName = z.infer<typeof MetricName>;
+/** The variables a judge's prompt template may use, from the example and the output being graded. */
+export const JUDGE_VARIABLES = ['input', 'output', 'expected', 'metadata'] as const;
+export const JudgeRubric = z
+  .object({
+    min: z.number().finite().default(0),
+    max: z.number().finite().default(1),
+    pass_threshold: z.number().finite().describe('a score at or above it passes'),
+    criteria: z.string().max(8000).optional().describe('what each score means, given to the judge with the range'),
+  })
+  .strict()
+  .refine((rubric) => rubric.min < rubric.max, { message: 'min must be below max', path: ['max'] })
+  .refine((rubric) => rubric.pass_threshold >= rubric.min && rubric.pass_threshold <= rubric.max, {
+    message: 'pass_threshold must lie between min and max',
+    path: ['pass_threshold'],
+  });
+/**
+ * LLM-as-a-judge: a model, through the OpenAI-compatible chat completions URL of TRACING_JUDGE_URL,
+ * grades each example from `prompt` (`{{input}}`, `{{output}}`, `{{expected}}`, `{{metadata}}`)
+ * and the rubric, answering `{"score", "reasoning"}`; the score is kept under `name`.
+ */
+export const LlmJudgeMetric = z
+  .object({
+    kind: z.literal('llm_judge'),
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,62}$/, 'lowercase letters, digits and _')
+      .refine((name) => !(MetricName.options as readonly string[]).includes(name), 'the name of a built-in metric')
+      .default('llm_judge'),
+    model: z.string().min(1).max(200),
+    prompt: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .refine(
+        (template) => [...template.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].every((match) => (JUDGE_VARIABLES as readonly string[]).includes(match[1])),
+        `only the variables ${JUDGE_VARIABLES.map((name) => `{{${name}}}`).join(', ')}`,
+      ),
+    rubric: JudgeRubric,
+    temperature: z.number().min(0).max(2).default(0),
+  })
+  .strict()
+  .meta({ id: 'LlmJudgeMetric' });
+export type LlmJudgeMetric = z.infer<typeof LlmJudgeMetric>;
 export const MetricSpec = z.union([
   MetricName,
   z.object({ name: MetricName, pattern: z.string().max(1000).optional(), case_sensitive: z.boolean().optional() }).strict(),
+  LlmJudgeMetric,
 ]);
 export type MetricSpec = z.infer<typeof MetricSpec>;
 export const EvaluationTarget = z
@@ -431,6 +475,19 @@ export const EvaluationResult = z.object({
   expected_output: z.unknown().optional(),
   output: z.unknown().optional(),
   scores: z.record(z.string(), z.number().nullable()).nullable(),
+  judgments: z
+    .record(
+      z.string(),
+      z.object({
+        score: z.number(),
+        passed: z.boolean(),
+        reasoning: z.string(),
+        model: z.string(),
+        attempts: z.number().describe('judge calls it took (malformed answers retried)'),
+      }),
+    )
+    .nullable()
+    .describe('per LLM-judge metric: the score, whether it passed the rubric, and the model reasoning'),
   trace_id: z.string().nullable(),
   latency_ms: z.number().nullable(),
   error: z.string().nullable(),
