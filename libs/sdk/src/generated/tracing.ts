@@ -722,7 +722,7 @@ export interface components {
                 name: "exact_match" | "contains" | "regex" | "levenshtein" | "json_valid" | "latency" | "tokens";
                 pattern?: string;
                 case_sensitive?: boolean;
-            })[];
+            } | components["schemas"]["LlmJudgeMetric"])[];
             target: {
                 url: string;
                 method: string;
@@ -745,6 +745,26 @@ export interface components {
             owner: string | null;
             /** @description the team it is shared with */
             team: string | null;
+        };
+        LlmJudgeMetric: {
+            /** @constant */
+            kind: "llm_judge";
+            /** @default llm_judge */
+            name: string;
+            model: string;
+            prompt: string;
+            rubric: {
+                /** @default 0 */
+                min: number;
+                /** @default 1 */
+                max: number;
+                /** @description a score at or above it passes */
+                pass_threshold: number;
+                /** @description what each score means, given to the judge with the range */
+                criteria?: string;
+            };
+            /** @default 0 */
+            temperature: number;
         };
         Projection: {
             id: string;
@@ -2114,7 +2134,7 @@ export interface operations {
                         name: "exact_match" | "contains" | "regex" | "levenshtein" | "json_valid" | "latency" | "tokens";
                         pattern?: string;
                         case_sensitive?: boolean;
-                    })[];
+                    } | components["schemas"]["LlmJudgeMetric"])[];
                     target?: {
                         /** Format: uri */
                         url: string;
@@ -2215,6 +2235,17 @@ export interface operations {
                             scores: {
                                 [key: string]: number | null;
                             } | null;
+                            /** @description per LLM-judge metric: the score, whether it passed the rubric, and the model reasoning */
+                            judgments: {
+                                [key: string]: {
+                                    score: number;
+                                    passed: boolean;
+                                    reasoning: string;
+                                    model: string;
+                                    /** @description judge calls it took (malformed answers retried) */
+                                    attempts: number;
+                                };
+                            } | null;
                             trace_id: string | null;
                             latency_ms: number | null;
                             error: string | null;
@@ -2295,6 +2326,17 @@ export interface operations {
                             output?: unknown;
                             scores: {
                                 [key: string]: number | null;
+                            } | null;
+                            /** @description per LLM-judge metric: the score, whether it passed the rubric, and the model reasoning */
+                            judgments: {
+                                [key: string]: {
+                                    score: number;
+                                    passed: boolean;
+                                    reasoning: string;
+                                    model: string;
+                                    /** @description judge calls it took (malformed answers retried) */
+                                    attempts: number;
+                                };
                             } | null;
                             trace_id: string | null;
                             latency_ms: number | null;
