@@ -115,6 +115,35 @@ describe('OTLP/gRPC: TraceService/Export', () => {
     expect(answer.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
   });
 
+  it('inflates gzip messages, and refuses one over the limit once inflated (RESOURCE_EXHAUSTED)', async () => {
+    const gzipClient = new grpc.Client(`127.0.0.1:${h.grpcPort}`, grpc.credentials.createInsecure(), {
+      'grpc.default_compression_algorithm': grpc.compressionAlgorithms.gzip,
+    });
+    const call = (body: Buffer) =>
+      new Promise<grpc.ServiceError | null>((resolve) => {
+        const md = new grpc.Metadata();
+        md.set('x-api-key', INGEST_KEY);
+        gzipClient.makeUnaryRequest(
+          EXPORT,
+          (message: Buffer) => message,
+          (message: Buffer) => message,
+          body,
+          md,
+          (error) => resolve(error ?? null),
+        );
+      });
+    try {
+      const traceId = hex(16);
+      expect(await call(otlpProtobuf(uniqueName('grpc-gzip'), [{ traceId, attributes: { text: 'y'.repeat(100_000) } }]))).toBeNull();
+      expect((await request(h.url).get(`/api/traces/${traceId}`).set('Authorization', h.bearer(READ))).status).toBe(200);
+      // A few KiB on the wire, over 1 MiB inflated.
+      const bomb = await call(otlpProtobuf(uniqueName('grpc-bomb'), [{ attributes: { blob: 'z'.repeat(1024 * 1024 + 10) } }]));
+      expect(bomb?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    } finally {
+      gzipClient.close();
+    }
+  });
+
   it('keeps the good spans and counts the rejected ones in partial_success', async () => {
     const project = uniqueName('grpc-partial');
     const traceId = hex(16);

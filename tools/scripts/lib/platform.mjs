@@ -25,6 +25,8 @@ export const SERVICE_KEYS = {
   'workflow-engine': { variable: 'WORKFLOW_ENGINE_API_KEY', permissions: ['models:read', 'models:invoke', 'mcp:read', 'mcp:write', 'tokens:exchange'] },
   // Resolves agent steps through the mesh's routing.
   workers: { variable: 'WORKERS_API_KEY', permissions: ['mesh:read'] },
+  // Asks the gateway's model route for LLM-as-a-judge grades (unless TRACING_JUDGE_API_KEY is given).
+  tracing: { variable: 'TRACING_API_KEY', permissions: ['models:invoke'] },
 };
 
 /** `<SERVICE>_URL`: where the others find each service. */
@@ -153,7 +155,10 @@ export function createPlatform({ apps, ports = 'fixed', env, admin, tracingKey, 
     common.TRACING_INGEST_KEY = tracingKey.key;
     const own = {
       auth: { AUTH_ADMIN_USERNAME: admin.username, AUTH_ADMIN_PASSWORD: admin.password, AUTH_PUBLIC_URL: authUrl },
-      tracing: { TRACING_INGEST_KEYS: [env.TRACING_INGEST_KEYS, tracingKey.digest].filter(Boolean).join(','), TRACING_GRPC_PORT: String(platform.tracingGrpcPort) },
+      tracing: {
+        TRACING_INGEST_KEYS: [env.TRACING_INGEST_KEYS, tracingKey.digest].filter(Boolean).join(','),
+        TRACING_GRPC_PORT: String(platform.tracingGrpcPort),
+      },
       mesh: { GRPC_PORT: String(platform.grpcPort) },
       gateway: {
         GATEWAY_PUBLIC_URL: urls.gateway,
