@@ -178,6 +178,34 @@ describe('OTLP/gRPC: TraceService/Export', () => {
   });
 });
 
+describe('OTLP/gRPC with the ingest buffer full', () => {
+  it('answers UNAVAILABLE, which exporters retry, and stores nothing of the refused request', async () => {
+    const h = await startTracing({ TRACING_BUFFER_SPANS: '1' });
+    const client = new grpc.Client(`127.0.0.1:${h.grpcPort}`, grpc.credentials.createInsecure());
+    try {
+      const traceId = hex(16);
+      const md = new grpc.Metadata();
+      md.set('x-api-key', INGEST_KEY);
+      const error = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client.makeUnaryRequest(
+          EXPORT,
+          (message: Buffer) => message,
+          (message: Buffer) => message,
+          otlpProtobuf(uniqueName('grpc-full'), [{ traceId }, { traceId }]),
+          md,
+          (failure) => resolve(failure ?? null),
+        ),
+      );
+      expect(error?.code).toBe(grpc.status.UNAVAILABLE);
+      expect(error?.details).toMatch(/buffer is full; retry later/);
+      expect((await request(h.url).get(`/api/traces/${traceId}`).set('Authorization', h.bearer(READ))).status).toBe(404);
+    } finally {
+      client.close();
+      await h.stop();
+    }
+  });
+});
+
 describe('OTLP/gRPC shutdown', () => {
   it('stops taking exports when the service stops', async () => {
     const h = await startTracing();
