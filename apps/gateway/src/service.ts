@@ -32,6 +32,7 @@ import { siteQueue } from './cms/sites.queue';
 import { SitesRepository } from './cms/sites.repository';
 import { consoleConfig, consoleFeature } from './console';
 import { createDatabase } from './database';
+import { modelConfig, modelFeature } from './models';
 import { discoveryRoutes } from './discovery/discovery.router';
 import { platformConfig, platformFeature } from './platform';
 import { DiscoveryService } from './discovery/discovery.service';
@@ -113,6 +114,7 @@ export const gatewayService = defineService({
     SCM_TOKEN: z.string().optional(),
     ...consoleConfig,
     ...platformConfig,
+    ...modelConfig,
   },
   database: createDatabase,
   async build(infra) {
@@ -246,9 +248,19 @@ export const gatewayService = defineService({
       },
     });
     infra.onShutdown('platform sockets', () => platform.sockets.close(), ShutdownPriority.intake);
+    const models = modelFeature({ config, db, api, verifier: memo.verifier, delegate, logger });
+    infra.onShutdown('model usage', () => models.drain(), ShutdownPriority.components);
     return {
-      beforeBody: [gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter, memo }), platform.proxy],
-      routers: [{ basePath: BASE_PATH, router: api }],
+      beforeBody: [
+        gatewayAccess({ basePath: BASE_PATH, exchange, verifier, limiter, memo }),
+        // OpenAI's API at `/v1`, where OpenAI clients look for it: the same keys, tokens and limits.
+        gatewayAccess({ basePath: '/v1', exchange, verifier, limiter, memo }),
+        platform.proxy,
+      ],
+      routers: [
+        { basePath: BASE_PATH, router: api },
+        { basePath: '/v1', router: models.v1 },
+      ],
       rootRouters: [consoleParts.router],
       onListening: (server) => platform.sockets.attach(server),
       health: { extra: () => ({ deployer: deployer.kind }) },

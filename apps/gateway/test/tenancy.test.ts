@@ -67,6 +67,12 @@ const routes: Record<string, TenancyCase<Made> & { kind?: Kind }> = {
   'GET /api/v1/scm/packages': { exempt: "the external source-control server's packages; scm:read guards them" },
   'GET /api/v1/registry/discover': { exempt: 'a merged catalogue of registry, mesh and mcp-registry, each answering what it shows' },
   'POST /api/v1/replies/{token}': { exempt: "an agent's answer, authorised by the signed token of its task, not a user's call" },
+  'POST /v1/chat/completions': { exempt: "runs a model of the shared catalogue for the caller; only the caller's own allow-list, budget and usage apply" },
+  'POST /v1/embeddings': { exempt: "runs a model of the shared catalogue for the caller; only the caller's own allow-list, budget and usage apply" },
+  'GET /v1/models': { exempt: "the shared catalogue, less what the caller's own allow-list leaves out" },
+  'PUT /api/v1/model-access/{subject}': { exempt: "the operator's policy for a caller: gateway:admin only (tested in models.test.ts)" },
+  'GET /api/v1/model-access/{subject}': { exempt: 'a caller reads its own access and usage, gateway:admin anyone’s (tested in models.test.ts)' },
+  'DELETE /api/v1/model-access/{subject}': { exempt: "the operator's policy for a caller: gateway:admin only (tested in models.test.ts)" },
   ...Object.fromEntries(
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((method) => [
       `${method} /api/v1/platform/{service}/{path}`,

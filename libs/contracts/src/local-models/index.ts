@@ -243,3 +243,4 @@ export type UsageList = z.infer<typeof UsageList>;
 
 export * from './openai';
 export * from './openai-errors';
+export * from './model-route';

@@ -32,13 +32,14 @@ function paramOf(path: string): string {
 export function openAiErrorOf(error: PlatformError): OpenAiErrorBody {
   const details = (error.details ?? {}) as { issues?: Array<{ path?: string; message?: string }>; param?: string; field?: string; model?: string };
   const issue = details.issues?.[0];
-  let param: string | null = details.param ?? details.field ?? (issue?.path ? paramOf(issue.path) : null);
+  // An issue with the body as a whole names no parameter.
+  let param: string | null = details.param ?? details.field ?? (issue?.path && issue.path !== 'body' ? paramOf(issue.path) : null);
   let code = error.code;
   let message = error.message;
   if (error.status === 404 && details.model !== undefined) {
     code = 'model_not_found';
     param = 'model';
   }
-  if (issue?.path && issue.message) message = `${message}: ${param} ${issue.message}`;
+  if (issue?.message) message = `${message}: ${param ? `${param} ` : ''}${issue.message}`;
   return { error: { message, type: openAiType(error.status), code, param } };
 }
