@@ -42,7 +42,9 @@ export function EvaluationPage() {
               <Group gap="lg" data-testid="evaluation-summary">
                 {evaluation && <StatusBadge status={evaluation.status} />}
                 <Text size="sm">
-                  {evaluation ? `${evaluation.counts.succeeded + evaluation.counts.failed} of ${evaluation.counts.total} examples done` : `${done} of ${page.total} examples done`}
+                  {evaluation
+                    ? `${evaluation.counts.succeeded + evaluation.counts.failed} of ${evaluation.counts.total} examples done`
+                    : `${done} of ${page.total} examples done`}
                   {evaluation?.counts.failed ? `, ${evaluation.counts.failed} failed` : ''}
                 </Text>
                 {summary.map((metric) => (

@@ -62,7 +62,8 @@ export function useStartEvaluation() {
   const platform = usePlatform();
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (body: CreateEvaluation) => tracing.Evaluation.parse(await platform.request('tracing', '/api/evaluations', { method: 'POST', json: body })),
+    mutationFn: async (body: CreateEvaluation) =>
+      tracing.Evaluation.parse(await platform.request('tracing', '/api/evaluations', { method: 'POST', json: body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['tracing', 'evaluations'] }),
   });
 }

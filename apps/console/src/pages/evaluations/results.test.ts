@@ -1,15 +1,17 @@
 import { isRatioMetric, metricName, parseExamples, preview, scoreSeries, summariseScores, type EvaluationResult } from './results';
 
-const result = (index: number, scores: Record<string, number | null> | null, status: EvaluationResult['status'] = 'succeeded'): EvaluationResult => ({
-  index,
-  status,
-  attempts: 1,
-  input: `q${index}`,
-  scores,
-  trace_id: null,
-  latency_ms: null,
-  error: null,
-});
+// Cast: fields the summaries do not read (a judge's reasoning) are left out.
+const result = (index: number, scores: Record<string, number | null> | null, status: EvaluationResult['status'] = 'succeeded'): EvaluationResult =>
+  ({
+    index,
+    status,
+    attempts: 1,
+    input: `q${index}`,
+    scores,
+    trace_id: null,
+    latency_ms: null,
+    error: null,
+  }) as EvaluationResult;
 
 describe('evaluation results', () => {
   it('names metrics given as a name or as a spec', () => {
@@ -18,7 +20,12 @@ describe('evaluation results', () => {
   });
 
   it('averages each metric over the scores that applied, counting the ones that could not', () => {
-    const results = [result(0, { exact_match: 1, latency: null }), result(1, { exact_match: 0, latency: 12 }), result(2, null, 'failed'), result(3, { exact_match: 1, latency: null })];
+    const results = [
+      result(0, { exact_match: 1, latency: null }),
+      result(1, { exact_match: 0, latency: 12 }),
+      result(2, null, 'failed'),
+      result(3, { exact_match: 1, latency: null }),
+    ];
     expect(summariseScores(['exact_match', 'latency', 'tokens'], results)).toEqual([
       { metric: 'exact_match', mean: 2 / 3, scored: 3, skipped: 0 },
       { metric: 'latency', mean: 12, scored: 1, skipped: 2 },

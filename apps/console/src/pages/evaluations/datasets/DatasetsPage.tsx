@@ -10,7 +10,15 @@ export function DatasetsPage() {
   const query = useDatasets();
   return (
     <Stack>
-      <PageHeader title="Datasets" description="Examples to evaluate: an input, and an expected output or an output to score." actions={<Anchor component={Link} to="/evaluations">Evaluations</Anchor>} />
+      <PageHeader
+        title="Datasets"
+        description="Examples to evaluate: an input, and an expected output or an output to score."
+        actions={
+          <Anchor component={Link} to="/evaluations">
+            Evaluations
+          </Anchor>
+        }
+      />
       <QueryState query={query}>
         {(page) => (
           <DataTable<Dataset>

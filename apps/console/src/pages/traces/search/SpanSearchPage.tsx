@@ -20,7 +20,15 @@ export function SpanSearchPage() {
 
   return (
     <Stack>
-      <PageHeader title={project} description="Spans of this project, newest first." actions={<Anchor component={Link} to="/traces">All projects</Anchor>} />
+      <PageHeader
+        title={project}
+        description="Spans of this project, newest first."
+        actions={
+          <Anchor component={Link} to="/traces">
+            All projects
+          </Anchor>
+        }
+      />
       <SearchForm key={params.toString()} initial={search} onSearch={(next) => setParams(searchToParams(next))} />
       {query.isError ? (
         <ApiErrorAlert error={query.error} />
@@ -59,7 +67,15 @@ export function SpanSearchPage() {
               },
               { key: 'start', header: 'Started', render: (span) => new Date(span.start_time).toLocaleString('en') },
               { key: 'duration', header: 'Duration', render: (span) => formatDuration(span.duration_ms) },
-              { key: 'trace', header: 'Trace', render: (span) => <Text ff="monospace" size="xs">{span.trace_id.slice(0, 12)}…</Text> },
+              {
+                key: 'trace',
+                header: 'Trace',
+                render: (span) => (
+                  <Text ff="monospace" size="xs">
+                    {span.trace_id.slice(0, 12)}…
+                  </Text>
+                ),
+              },
             ]}
           />
           {query.hasNextPage && (

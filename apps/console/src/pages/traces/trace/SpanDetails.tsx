@@ -147,7 +147,9 @@ function Attributes({ values, label }: { values: Record<string, unknown>; label:
             <Table.Th scope="row" fw={500} style={{ wordBreak: 'break-all', width: '45%' }}>
               {key}
             </Table.Th>
-            <Table.Td style={{ wordBreak: 'break-word', fontFamily: 'var(--mantine-font-family-monospace)' }}>{typeof value === 'string' ? value : JSON.stringify(value)}</Table.Td>
+            <Table.Td style={{ wordBreak: 'break-word', fontFamily: 'var(--mantine-font-family-monospace)' }}>
+              {typeof value === 'string' ? value : JSON.stringify(value)}
+            </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>

@@ -18,8 +18,19 @@ export function TracePage() {
   const id = traceId.toLowerCase();
   return (
     <Stack gap="sm">
-      <PageHeader title="Trace" description={<Text span ff="monospace" size="sm">{id}</Text>} />
-      {TRACE_ID.test(id) ? <TraceView traceId={id} /> : <ApiErrorAlert error={new Error(`"${traceId}" is not a trace id (32 hex digits)`)} title="Not a trace id" />}
+      <PageHeader
+        title="Trace"
+        description={
+          <Text span ff="monospace" size="sm">
+            {id}
+          </Text>
+        }
+      />
+      {TRACE_ID.test(id) ? (
+        <TraceView traceId={id} />
+      ) : (
+        <ApiErrorAlert error={new Error(`"${traceId}" is not a trace id (32 hex digits)`)} title="Not a trace id" />
+      )}
     </Stack>
   );
 }

@@ -1,4 +1,4 @@
-import { Box, Group, Text, UnstyledButton } from '@mantine/core';
+import { Box, Text } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useRef } from 'react';
 import { axisTicks, formatDuration } from './axis';
@@ -28,9 +28,12 @@ export function Waterfall({ layout, colors, selectedId, onSelect, height }: Prop
     count: layout.rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    overscan: 8,
   });
   const ticks = axisTicks(layout.durationMs);
+  const items = virtualizer.getVirtualItems();
+  // Enough slots that no two rows in the window share one.
+  const slots = Math.max(64, items.length * 2);
 
   useEffect(() => {
     // For the benchmark: the frame after the first rows of this trace were committed is painted.
@@ -55,12 +58,16 @@ export function Waterfall({ layout, colors, selectedId, onSelect, height }: Prop
         </div>
       </div>
       <div ref={scrollRef} className={classes.scroll} style={{ height }} data-testid="waterfall-scroll">
-        <div role="list" aria-label={`Spans of the trace, ${layout.rows.length} in tree order`} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((item) => {
+        <div
+          role="list"
+          aria-label={`Spans of the trace, ${layout.rows.length} in tree order`}
+          style={{ height: virtualizer.getTotalSize(), position: 'relative' }}
+        >
+          {items.map((item) => {
             const row = layout.rows[item.index];
             return (
               <WaterfallRowView
-                key={row.span.span_id}
+                key={item.index % slots}
                 row={row}
                 total={layout.rows.length}
                 top={item.start}
@@ -76,6 +83,10 @@ export function Waterfall({ layout, colors, selectedId, onSelect, height }: Prop
   );
 }
 
+/**
+ * One row, in plain elements (no Mantine component: a fast scroll mounts dozens of rows a frame).
+ * Rows are keyed by their slot in the window, so scrolling updates the same elements in place.
+ */
 const WaterfallRowView = memo(function WaterfallRowView({
   row,
   total,
@@ -95,7 +106,8 @@ const WaterfallRowView = memo(function WaterfallRowView({
   const label = `${row.span.name}, ${row.service}, ${formatDuration(row.durationMs)}${row.error ? ', error' : ''}`;
   return (
     <div role="listitem" aria-setsize={total} aria-posinset={row.index + 1} className={classes.rowSlot} style={{ transform: `translateY(${top}px)` }}>
-      <UnstyledButton
+      <button
+        type="button"
         className={classes.row}
         data-selected={selected || undefined}
         data-error={row.error || undefined}
@@ -106,26 +118,33 @@ const WaterfallRowView = memo(function WaterfallRowView({
         aria-label={label}
         onClick={() => onSelect(row)}
       >
-        <div className={classes.nameColumn}>
-          <Group gap={6} wrap="nowrap" style={{ paddingLeft: indent }}>
+        <span className={classes.nameColumn}>
+          <span className={classes.nameLine} style={{ paddingLeft: indent }}>
             <span className={classes.swatch} style={{ background: `var(--mantine-color-${color}-6)` }} />
             <span className={classes.service}>{row.service}</span>
             <span className={classes.name}>{row.span.name}</span>
             {row.error && <span className={classes.errorMark}>error</span>}
-          </Group>
-        </div>
-        <div className={classes.timeline}>
+          </span>
+        </span>
+        <span className={classes.timeline}>
           <span
             className={classes.bar}
             data-error={row.error || undefined}
-            style={{ left: `${row.offset * 100}%`, width: `max(2px, ${row.width * 100}%)`, background: `var(--mantine-color-${row.error ? 'red-7' : `${color}-5`})` }}
+            style={{
+              left: `${row.offset * 100}%`,
+              width: `max(2px, ${row.width * 100}%)`,
+              background: `var(--mantine-color-${row.error ? 'red-7' : `${color}-5`})`,
+            }}
           />
-          <span className={classes.duration} style={row.offset > 0.8 ? { right: `${(1 - row.offset) * 100 + 0.5}%` } : { left: `calc(${(row.offset + row.width) * 100}% + 4px)` }}>
+          <span
+            className={classes.duration}
+            style={row.offset > 0.8 ? { right: `${(1 - row.offset) * 100 + 0.5}%` } : { left: `calc(${(row.offset + row.width) * 100}% + 4px)` }}
+          >
             {formatDuration(row.durationMs)}
             {row.clamped ? ' (clock skew)' : ''}
           </span>
-        </div>
-      </UnstyledButton>
+        </span>
+      </button>
     </div>
   );
 });

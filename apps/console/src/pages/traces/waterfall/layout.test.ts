@@ -41,7 +41,14 @@ describe('waterfall layout', () => {
 
   it('cuts a parent cycle at its earliest span and still draws every span once', () => {
     // a → b → c → a, with d hanging off c, and a span that is its own parent.
-    const spans = [span('b', 'a', 20, 30), span('a', 'c', 10, 50), span('c', 'b', 25, 28), span('d', 'c', 26, 27), span('s', 's', 60, 70), span('r', null, 0, 5)];
+    const spans = [
+      span('b', 'a', 20, 30),
+      span('a', 'c', 10, 50),
+      span('c', 'b', 25, 28),
+      span('d', 'c', 26, 27),
+      span('s', 's', 60, 70),
+      span('r', null, 0, 5),
+    ];
     const layout = layoutWaterfall(spans);
     expect(layout.rows).toHaveLength(spans.length);
     expect(order(spans)).toEqual(['r', 'a', '  b', '    c', '      d', 's']);
@@ -61,7 +68,7 @@ describe('waterfall layout', () => {
     expect(byId.p.clamped).toBe(false);
   });
 
-  it('names each span\'s service from its resource, else its project, in order of appearance', () => {
+  it("names each span's service from its resource, else its project, in order of appearance", () => {
     const layout = layoutWaterfall([
       span('a', null, 0, 10, { service: 'gateway' }),
       span('b', 'a', 1, 5, { service: 'workflow-engine' }),
@@ -118,8 +125,16 @@ describe('waterfall layout', () => {
     expect(deep.at(-1)).toMatchObject({ depth: 9_999, clamped: false });
   });
 
-  it('flattens the tracing service\'s trace tree depth first', () => {
-    const tree = [{ ...span('a', null, 0, 10), children: [{ ...span('b', 'a', 1, 2), children: [{ ...span('c', 'b', 1, 2), children: [] }] }, { ...span('d', 'a', 3, 4), children: [] }] }];
+  it("flattens the tracing service's trace tree depth first", () => {
+    const tree = [
+      {
+        ...span('a', null, 0, 10),
+        children: [
+          { ...span('b', 'a', 1, 2), children: [{ ...span('c', 'b', 1, 2), children: [] }] },
+          { ...span('d', 'a', 3, 4), children: [] },
+        ],
+      },
+    ];
     expect(flattenTree(tree).map((s) => s.span_id)).toEqual(['a', 'b', 'c', 'd']);
     expect(flattenTree(tree)[0]).not.toHaveProperty('children');
   });

@@ -4,7 +4,15 @@ import { syntheticTrace } from './synthetic-trace';
 /** The OTLP JSON spans as the tracing service would answer them, enough for the layout. */
 function asStored(body: ReturnType<typeof syntheticTrace>['body']) {
   type Attr = { key: string; value: { stringValue?: string } };
-  type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string; status: { code: number } };
+  type OtlpSpan = {
+    traceId: string;
+    spanId: string;
+    parentSpanId?: string;
+    name: string;
+    startTimeUnixNano: string;
+    endTimeUnixNano: string;
+    status: { code: number };
+  };
   return (body.resourceSpans as Array<{ resource: { attributes: Attr[] }; scopeSpans: Array<{ spans: OtlpSpan[] }> }>).flatMap((resource) =>
     resource.scopeSpans[0].spans.map(
       (span) =>

@@ -1,7 +1,13 @@
 import type { tracing } from '@platform/contracts';
 
 /** A span as the tracing service answers it, for the layout's tests: times in ms from a fixed epoch. */
-export function span(id: string, parent: string | null, startMs: number, endMs: number, extra: Partial<tracing.Span> & { service?: string } = {}): tracing.Span {
+export function span(
+  id: string,
+  parent: string | null,
+  startMs: number,
+  endMs: number,
+  extra: Partial<tracing.Span> & { service?: string } = {},
+): tracing.Span {
   const base = 1_795_000_000_000_000_000n; // 2026-11-18, in ns: beyond 2^53, as real ones are
   const ns = (ms: number) => (base + BigInt(Math.round(ms * 1e6))).toString();
   const { service, ...rest } = extra;
