@@ -4,8 +4,9 @@ import { Background, Controls, ReactFlow, ReactFlowProvider } from '@xyflow/reac
 import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiErrorAlert, PageHeader, QueryState } from '../../ui';
-import { formatDuration, STATE_COLORS } from '../workflows/graph/node-states';
+import { formatDuration, stateBadgeColor } from '../workflows/graph/node-states';
 import { canCancel, canRetry, canRetryStep, runGraph, type StepView } from './run-graph';
+import { Lead } from '../workflows/Lead';
 import { useDag, useRunAction, useTrace } from './runs-api';
 import { stepNodeTypes } from './StepNode';
 
@@ -24,19 +25,18 @@ export function RunPage() {
       <PageHeader
         title="Run"
         description={
-          <>
-            <code>{runId}</code> · <Link to="/runs">All runs</Link>
-          </>
+          <Lead>
+            {runId} · <Link to="/runs">All runs</Link>
+          </Lead>
         }
         actions={
           dag.data && (
             <>
-              <Badge size="lg" color={STATE_COLORS[dag.data.state]} data-testid="run-state">
+              <Badge size="lg" color={stateBadgeColor(dag.data.state)} autoContrast data-testid="run-state">
                 {dag.data.state}
               </Badge>
               <Button
-                color="orange"
-                variant="light"
+                variant="default"
                 disabled={!canRetry(dag.data.state)}
                 loading={action.isPending && action.variables?.kind === 'retry'}
                 onClick={() => action.mutate({ kind: 'retry' })}
@@ -44,8 +44,7 @@ export function RunPage() {
                 Retry run
               </Button>
               <Button
-                color="red"
-                variant="light"
+                color="red.9"
                 disabled={!canCancel(dag.data.state)}
                 loading={action.isPending && action.variables?.kind === 'cancel'}
                 onClick={() => action.mutate({ kind: 'cancel' })}
@@ -110,7 +109,7 @@ export function RunPage() {
           </>
         )}
       </QueryState>
-      {trace.isError && <ApiErrorAlert error={trace.error} title="The run's timeline could not be read" />}
+      {trace.isError && !dag.isError && <ApiErrorAlert error={trace.error} title="The run's timeline could not be read" />}
     </Stack>
   );
 }
@@ -124,13 +123,15 @@ function StepPanel({ step, onRetry, retrying }: { step: StepView; onRetry: () =>
             <Title order={2} size="h5">
               {step.id}
             </Title>
-            <Badge color={STATE_COLORS[step.state]}>{step.state}</Badge>
+            <Badge color={stateBadgeColor(step.state)} autoContrast>
+              {step.state}
+            </Badge>
           </Group>
           <Text size="xs" c="gray.7">
             {step.type} step · attempt {step.attempt} · task <code>{step.taskId}</code>
           </Text>
           {canRetryStep(step) && (
-            <Button size="xs" variant="light" color="orange" onClick={onRetry} loading={retrying}>
+            <Button size="xs" variant="default" onClick={onRetry} loading={retrying}>
               Retry this step
             </Button>
           )}

@@ -2,7 +2,8 @@ import { Anchor, Badge, Button, Group, Paper, Stack, Text, TextInput, Title } fr
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DataTable, PageHeader, QueryState } from '../../ui';
-import { STATE_COLORS } from '../workflows/graph/node-states';
+import { stateBadgeColor } from '../workflows/graph/node-states';
+import { Lead, READABLE_ERRORS } from '../workflows/Lead';
 import { useRunningRuns } from './runs-api';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,23 +19,25 @@ export function RunsPage() {
     if (UUID.test(id.trim())) navigate(`/runs/${id.trim()}`);
   };
   return (
-    <Stack>
-      <PageHeader title="Runs" description="Durable DAG runs of the workers service: http, agent and database steps." />
+    <Stack style={READABLE_ERRORS}>
+      <PageHeader title="Runs" description={<Lead>Durable DAG runs of the workers service: http, agent and database steps.</Lead>} />
       <Paper withBorder p="sm" component="form" onSubmit={open} aria-label="Open a run">
         <Group align="flex-end">
           <TextInput
             label="Open a run by id"
-            description="The workflow_id a run's start answered with (finished runs are not listed below)."
             placeholder="00000000-0000-0000-0000-000000000000"
             value={id}
             onChange={(event) => setId(event.currentTarget.value)}
             error={id && !UUID.test(id.trim()) ? 'A run id is a UUID' : undefined}
             w={420}
           />
-          <Button type="submit" disabled={!UUID.test(id.trim())}>
+          <Button type="submit" color="blue.8" disabled={!UUID.test(id.trim())}>
             Open
           </Button>
         </Group>
+        <Text size="xs" c="gray.7" mt={4}>
+          The id a run&apos;s start answered with (<code>workflow_id</code>): finished runs are not listed below.
+        </Text>
       </Paper>
       <Paper withBorder p="sm" component="section" aria-label="Runs in progress">
         <Title order={2} size="h4" mb="xs">
@@ -46,7 +49,7 @@ export function RunsPage() {
               <DataTable
                 rows={page.items}
                 rowKey={(row) => row.workflow_id}
-                empty="No run in progress."
+                empty={<Lead>No run in progress.</Lead>}
                 columns={[
                   {
                     key: 'name',
@@ -57,7 +60,15 @@ export function RunsPage() {
                       </Anchor>
                     ),
                   },
-                  { key: 'state', header: 'State', render: (row) => <Badge color={STATE_COLORS[row.state]}>{row.state}</Badge> },
+                  {
+                    key: 'state',
+                    header: 'State',
+                    render: (row) => (
+                      <Badge color={stateBadgeColor(row.state)} autoContrast>
+                        {row.state}
+                      </Badge>
+                    ),
+                  },
                   { key: 'created', header: 'Created', render: (row) => new Date(row.created_at).toLocaleString() },
                   { key: 'owner', header: 'Owner', render: (row) => <Text size="sm">{row.owner ?? '–'}</Text> },
                   {

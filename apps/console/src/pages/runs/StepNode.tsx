@@ -1,7 +1,7 @@
 import { Badge, Group, Paper, Stack, Text } from '@mantine/core';
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { memo } from 'react';
-import { STATE_COLORS } from '../workflows/graph/node-states';
+import { STATE_COLORS, stateBadgeColor } from '../workflows/graph/node-states';
 import type { StepView } from './run-graph';
 
 export type StepFlowNode = Node<StepView & Record<string, unknown>, 'step'>;
@@ -27,7 +27,7 @@ export const StepNode = memo(function StepNode({ data, selected }: NodeProps<Ste
           <Text size="xs" fw={700} c="gray.8" tt="uppercase">
             {data.type}
           </Text>
-          <Badge size="xs" variant="filled" color={color} data-testid={`step-state-${data.id}`}>
+          <Badge size="xs" variant="filled" color={stateBadgeColor(data.state)} autoContrast data-testid={`step-state-${data.id}`}>
             {data.state}
           </Badge>
         </Group>

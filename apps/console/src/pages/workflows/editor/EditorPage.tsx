@@ -11,6 +11,7 @@ import type { ComponentFlowNode } from '../graph/ComponentNode';
 import { canvasToFlow, edgeKey, flowToCanvas, nextNodeId } from '../graph/flow-graph';
 import { layoutByDepth } from '../graph/layout';
 import { WorkflowCanvas } from '../graph/WorkflowCanvas';
+import { Lead, READABLE_ERRORS } from '../Lead';
 import { COMPONENT_MIME, Palette } from './Palette';
 import { NodeInspector } from './NodeInspector';
 
@@ -131,29 +132,33 @@ function Editor() {
   if (workflowId && (stored.isPending || stored.isError)) return <QueryState query={stored}>{() => null}</QueryState>;
 
   return (
-    <Stack gap="sm">
+    <Stack gap="sm" style={READABLE_ERRORS}>
       <PageHeader
         title={stored.data ? stored.data.name : 'New workflow'}
         description={
           stored.data ? (
-            <>
+            <Lead>
               Stored workflows do not change: edits are saved as a new workflow. <Link to="/workflows">All workflows</Link>
-            </>
+            </Lead>
           ) : (
-            'Drag components onto the canvas, connect their handles, fill in their parameters, then save.'
+            <Lead>Drag components onto the canvas, connect their handles, fill in their parameters, then save.</Lead>
           )
         }
         actions={
           <>
-            {dirty && <Badge color="yellow">Unsaved changes</Badge>}
+            {dirty && (
+              <Badge color="yellow.4" autoContrast>
+                Unsaved changes
+              </Badge>
+            )}
             <Button variant="default" onClick={autoLayout} disabled={!nodes.length}>
               Auto-layout
             </Button>
-            <Button onClick={save} loading={create.isPending} disabled={!nodes.length || (Boolean(workflowId) && !dirty)}>
+            <Button color="blue.8" onClick={save} loading={create.isPending} disabled={!nodes.length || (Boolean(workflowId) && !dirty)}>
               {workflowId ? 'Save as new workflow' : 'Save'}
             </Button>
             {workflowId && (
-              <Button color="green" onClick={run} loading={execute.isPending} disabled={dirty}>
+              <Button color="teal.9" onClick={run} loading={execute.isPending} disabled={dirty}>
                 Run
               </Button>
             )}

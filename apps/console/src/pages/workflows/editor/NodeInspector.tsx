@@ -37,7 +37,7 @@ export function NodeInspector({
             <Title order={2} size="h5">
               {component?.type ?? 'Unknown component'}
             </Title>
-            <Button size="compact-xs" color="red" variant="light" onClick={onDelete}>
+            <Button size="compact-xs" variant="default" c="red.9" onClick={onDelete}>
               Delete node
             </Button>
           </Group>
@@ -48,7 +48,6 @@ export function NodeInspector({
           )}
           <TextInput
             label="Node id"
-            description="Other nodes read its outputs as {{id.output}}"
             value={id}
             error={problem}
             onChange={(event) => setId(event.currentTarget.value)}

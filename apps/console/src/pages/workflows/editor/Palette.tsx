@@ -45,7 +45,7 @@ export function Palette({ components, onAdd }: { components: readonly workflowEn
                           {component.type}
                         </Text>
                       </Tooltip>
-                      <ActionIcon size="sm" variant="subtle" aria-label={`Add ${component.type}`} onClick={() => onAdd(component.type)}>
+                      <ActionIcon size="sm" variant="subtle" color="blue.8" aria-label={`Add ${component.type}`} onClick={() => onAdd(component.type)}>
                         +
                       </ActionIcon>
                     </Group>

@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { DataTable, QueryState } from '../../../ui';
 import { useExecutionHistory } from '../api/workflows-api';
-import { formatDuration, STATE_COLORS } from '../graph/node-states';
+import { Lead } from '../Lead';
+import { formatDuration, stateBadgeColor } from '../graph/node-states';
 
 /** A workflow's runs, newest first; each opens (and replays) on the canvas. */
 export function ExecutionHistory({ workflowId }: { workflowId: string }) {
@@ -20,7 +21,7 @@ export function ExecutionHistory({ workflowId }: { workflowId: string }) {
             <DataTable
               rows={page.executions}
               rowKey={(row) => row.executionId}
-              empty="No run yet: press Run."
+              empty={<Lead>No run yet: press Run.</Lead>}
               columns={[
                 {
                   key: 'started',
@@ -31,14 +32,22 @@ export function ExecutionHistory({ workflowId }: { workflowId: string }) {
                     </Anchor>
                   ),
                 },
-                { key: 'status', header: 'Status', render: (row) => <Badge color={STATE_COLORS[row.status]}>{row.status}</Badge> },
+                {
+                  key: 'status',
+                  header: 'Status',
+                  render: (row) => (
+                    <Badge color={stateBadgeColor(row.status)} autoContrast>
+                      {row.status}
+                    </Badge>
+                  ),
+                },
                 { key: 'duration', header: 'Duration', render: (row) => formatDuration(row.duration) },
                 { key: 'owner', header: 'Started by', render: (row) => <Text size="sm">{row.owner ?? '–'}</Text> },
                 {
                   key: 'replay',
                   header: <span className="sr-only">Replay</span>,
                   render: (row) => (
-                    <Button component={Link} to={`/workflows/${workflowId}/executions/${row.executionId}`} size="compact-xs" variant="light">
+                    <Button component={Link} to={`/workflows/${workflowId}/executions/${row.executionId}`} size="compact-xs" variant="default">
                       Replay
                     </Button>
                   ),

@@ -7,8 +7,9 @@ import { ApiErrorAlert, JsonView, PageHeader, QueryState } from '../../../ui';
 import { useExecuteWorkflow, useWorkflow } from '../api/workflows-api';
 import type { ComponentFlowNode } from '../graph/ComponentNode';
 import { flowToCanvas } from '../graph/flow-graph';
-import { formatDuration, isFinished, STATE_COLORS, type NodeRunView } from '../graph/node-states';
+import { formatDuration, isFinished, stateBadgeColor, type NodeRunView } from '../graph/node-states';
 import { WorkflowCanvas } from '../graph/WorkflowCanvas';
+import { Lead } from '../Lead';
 import { useRun } from './use-run';
 
 /** `/workflows/:workflowId/executions/:executionId`: a run on its workflow's canvas, live while it runs, replayed after. */
@@ -45,13 +46,13 @@ function RunOnCanvas({ workflow, executionId }: { workflow: workflowEngine.Workf
       <PageHeader
         title={`Run of ${workflow.name}`}
         description={
-          <>
-            Execution <code>{executionId}</code> · <Link to={`/workflows/${workflow.id}`}>back to the workflow</Link>
-          </>
+          <Lead>
+            Execution {executionId} · <Link to={`/workflows/${workflow.id}`}>back to the workflow</Link>
+          </Lead>
         }
         actions={
           <>
-            <Badge size="lg" color={STATE_COLORS[run.status]} data-testid="run-status">
+            <Badge size="lg" color={stateBadgeColor(run.status)} autoContrast data-testid="run-status">
               {run.status}
             </Badge>
             {live && !finished && (
@@ -111,7 +112,9 @@ function NodeRunPanel({ node, state }: { node: workflowEngine.FlowNode; state: N
             <Title order={2} size="h5">
               {node.id}
             </Title>
-            <Badge color={STATE_COLORS[state?.status ?? 'pending']}>{state?.status ?? 'pending'}</Badge>
+            <Badge color={stateBadgeColor(state?.status ?? 'pending')} autoContrast>
+              {state?.status ?? 'pending'}
+            </Badge>
           </Group>
           <Text size="xs" c="gray.7">
             {node.type} · {formatDuration(state?.duration)} · {state?.attempts ?? 0} attempt{state?.attempts === 1 ? '' : 's'}

@@ -1,5 +1,6 @@
 import { JsonInput, NumberInput, Select, Stack, Switch, Text, Textarea, TextInput } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
+import { READABLE_ERRORS } from '../Lead';
 import { paramFields, paramsFromValues, valuesFromParams, type NodeIssue, type ParamField, type ParamValues } from './schema-fields';
 
 /**
@@ -54,7 +55,7 @@ export function ParamsForm({
       </Text>
     );
   return (
-    <Stack gap="xs" data-testid="params-form">
+    <Stack gap="xs" data-testid="params-form" style={READABLE_ERRORS}>
       {fields.map((field) => {
         const common = {
           label: field.label,
@@ -95,14 +96,27 @@ export function ParamsForm({
               />
             );
           case 'json':
-            return (
+            // Text is welcome where the schema takes it (a union with string, an open value): no JSON check then.
+            return field.acceptsText ? (
+              <Textarea
+                key={field.name}
+                {...common}
+                autosize
+                minRows={2}
+                maxRows={8}
+                ff="monospace"
+                placeholder="text, or a JSON value"
+                value={String(values[field.name] ?? '')}
+                onChange={(event) => set(field.name, event.currentTarget.value)}
+              />
+            ) : (
               <JsonInput
                 key={field.name}
                 {...common}
                 autosize
                 minRows={2}
                 maxRows={8}
-                placeholder={field.acceptsText ? 'text, or a JSON value' : 'a JSON value'}
+                placeholder="a JSON value, or a whole {{node.output}}"
                 value={String(values[field.name] ?? '')}
                 onChange={(value) => set(field.name, value)}
               />

@@ -83,6 +83,17 @@ describe('JSON Schema → form fields', () => {
     expect(read.errors).toEqual({ inputs: 'Not valid JSON' });
     expect(read.params).toEqual({ mode: 'array' });
   });
+
+  it('takes a whole template in any JSON field, and text in an open one', () => {
+    expect(paramsFromValues(paramFields(merge), { inputs: ' {{a.merged}} ', mode: '' })).toEqual({ params: { inputs: '{{a.merged}}' }, errors: {} });
+    const condition = paramFields({ type: 'object', properties: { condition: { type: 'string' }, input: {} }, required: ['condition'] });
+    expect(condition[1]).toMatchObject({ kind: 'json', acceptsText: true });
+    expect(paramsFromValues(condition, { condition: '$count($) = 2', input: '{{m.merged}}' }).params).toEqual({
+      condition: '$count($) = 2',
+      input: '{{m.merged}}',
+    });
+    expect(paramsFromValues(condition, { condition: 'x', input: '{"a": 1}' }).params.input).toEqual({ a: 1 });
+  });
 });
 
 describe("the engine's validation answer, per node", () => {

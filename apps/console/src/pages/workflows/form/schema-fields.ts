@@ -27,6 +27,7 @@ export type ParamValues = Record<string, ParamValue>;
 
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 const SAFE = 9_007_199_254_740_991;
+const WHOLE_TEMPLATE = /^\{\{\s*[A-Za-z][A-Za-z0-9_-]*\.[A-Za-z0-9_]+(\.[A-Za-z0-9_-]+)*\s*\}\}$/;
 
 function typesOf(schema: Schema): string[] {
   if (Array.isArray(schema.type)) return (schema.type as string[]).filter((type) => type !== 'null');
@@ -91,7 +92,8 @@ function fieldOf(base: FieldBase, schema: Schema): ParamField {
       };
     if (type === 'boolean') return { ...base, kind: 'boolean', ...(typeof fallback === 'boolean' && { default: fallback }) };
   }
-  return { ...base, kind: 'json', acceptsText: types.includes('string'), ...(fallback !== undefined && { default: fallback }) };
+  // An open value (`{}`: any JSON) takes text as well.
+  return { ...base, kind: 'json', acceptsText: types.length === 0 || types.includes('string'), ...(fallback !== undefined && { default: fallback }) };
 }
 
 /** The form's values for a node's current `data` (a field the data lacks shows empty, not its default). */
@@ -139,7 +141,8 @@ export function paramsFromValues(fields: readonly ParamField[], values: ParamVal
       try {
         params[field.name] = JSON.parse(text);
       } catch {
-        if (field.acceptsText) params[field.name] = text;
+        // A whole template (`{{node.output}}`) takes the referenced value's type at run time.
+        if (field.acceptsText || WHOLE_TEMPLATE.test(text.trim())) params[field.name] = field.acceptsText ? text : text.trim();
         else errors[field.name] = 'Not valid JSON';
       }
     } else params[field.name] = String(value);

@@ -3,7 +3,7 @@ import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { memo } from 'react';
 import type { NodeIssue } from '../form/schema-fields';
 import type { ComponentNodeData } from './flow-graph';
-import { formatDuration, STATE_COLORS, type NodeRunView } from './node-states';
+import { formatDuration, STATE_COLORS, stateBadgeColor, type NodeRunView } from './node-states';
 
 /** A canvas node: the engine node, plus what the page lays onto it (its run state, its validation issues). */
 export type ComponentNodeView = ComponentNodeData & { run?: NodeRunView; issues?: NodeIssue[]; editable?: boolean };
@@ -32,14 +32,14 @@ export const ComponentNode = memo(function ComponentNode({ id, data, selected }:
         background: state ? `var(--mantine-color-${color}-0)` : 'white',
       }}
     >
-      <Handle type="target" position={Position.Left} style={handleStyle} aria-label={`Input of ${id}`} />
+      <Handle type="target" position={Position.Left} style={handleStyle} data-testid={`handle-in-${id}`} />
       <Stack gap={2}>
         <Group justify="space-between" gap={4} wrap="nowrap">
           <Text size="xs" fw={700} c="gray.8" truncate>
             {data.component}
           </Text>
           {state && (
-            <Badge size="xs" color={STATE_COLORS[state]} variant="filled" data-testid={`node-state-${id}`}>
+            <Badge size="xs" color={stateBadgeColor(state)} autoContrast variant="filled" data-testid={`node-state-${id}`}>
               {state}
             </Badge>
           )}
@@ -72,18 +72,18 @@ export const ComponentNode = memo(function ComponentNode({ id, data, selected }:
             id="true"
             position={Position.Right}
             style={{ ...handleStyle, top: '35%', background: 'var(--mantine-color-green-7)' }}
-            aria-label={`${id} when true`}
+            data-testid={`handle-true-${id}`}
           />
           <Handle
             type="source"
             id="false"
             position={Position.Right}
             style={{ ...handleStyle, top: '70%', background: 'var(--mantine-color-red-7)' }}
-            aria-label={`${id} when false`}
+            data-testid={`handle-false-${id}`}
           />
         </>
       ) : (
-        <Handle type="source" position={Position.Right} style={handleStyle} aria-label={`Output of ${id}`} />
+        <Handle type="source" position={Position.Right} style={handleStyle} data-testid={`handle-out-${id}`} />
       )}
     </Paper>
   );

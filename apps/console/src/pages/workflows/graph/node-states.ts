@@ -95,19 +95,32 @@ export function runFromExecution(execution: Execution): RunView {
 
 export const isFinished = (status: RunView['status']) => status === 'completed' || status === 'failed';
 
-/** The colour of a state on the canvas and in badges (Mantine colour names). */
+/** The colour family of a state on the canvas (borders, backgrounds; Mantine colour names). */
 export const STATE_COLORS: Record<string, string> = {
   pending: 'gray',
   waiting: 'gray',
   queued: 'indigo',
   running: 'blue',
   retrying: 'orange',
-  completed: 'green',
+  completed: 'teal',
   failed: 'red',
   skipped: 'gray',
   cancelled: 'dark',
   blocked: 'grape',
 };
+
+/** A badge's colour for a state: shades whose text stays readable (WCAG AA), with `autoContrast`. */
+const BADGE_SHADES: Record<string, string> = {
+  gray: 'gray.7',
+  indigo: 'indigo.7',
+  blue: 'blue.8',
+  orange: 'orange.5',
+  teal: 'teal.9',
+  red: 'red.9',
+  dark: 'dark.6',
+  grape: 'grape.7',
+};
+export const stateBadgeColor = (state: string) => BADGE_SHADES[STATE_COLORS[state] ?? 'gray'] ?? 'gray.7';
 
 /** `1.2 s`, `340 ms`: a node's time as people read it. */
 export function formatDuration(ms: number | null | undefined): string {

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { DataTable, PageHeader, QueryState } from '../../../ui';
 import { useCatalog } from '../api/workflows-api';
+import { Lead } from '../Lead';
 
 const PAGE = 50;
 
@@ -14,9 +15,9 @@ export function WorkflowsPage() {
     <>
       <PageHeader
         title="Workflows"
-        description="Visual workflows of the workflow engine: graphs of components, run on the platform."
+        description={<Lead>Visual workflows of the workflow engine: graphs of components, run on the platform.</Lead>}
         actions={
-          <Button component={Link} to="/workflows/new">
+          <Button component={Link} to="/workflows/new" color="blue.8">
             New workflow
           </Button>
         }
@@ -28,7 +29,7 @@ export function WorkflowsPage() {
               rows={page.workflows}
               rowKey={(row) => row.id}
               caption={`${page.total} workflow${page.total === 1 ? '' : 's'}`}
-              empty="No workflow yet: create one."
+              empty={<Lead>No workflow yet: create one.</Lead>}
               columns={[
                 {
                   key: 'name',
