@@ -309,18 +309,29 @@ describe('the platform pass-through /api/v1/platform/{service}/…', () => {
       const ws = new WebSocket(wsUrl(), [`bearer.${bare}`]);
       expect((await converse(ws)).map((m) => m.type)).toEqual(['welcome', 'subscribed']);
       expect(ws.protocol).toBe(`bearer.${bare}`);
+      // Beside a protocol of the service's, the token stays with the gateway and the service's choice stands.
+      const both = new WebSocket(wsUrl(), ['platform.v1', `bearer.${bare}`]);
+      expect((await converse(both)).map((m) => m.type)).toEqual(['welcome', 'subscribed']);
+      expect(both.protocol).toBe('platform.v1');
     });
 
     it("answers the service's refusal: 403 without its permission, 401 without a token", async () => {
-      const status = (ws: WebSocket) =>
-        new Promise<number>((resolve, reject) => {
-          ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      const refusal = (ws: WebSocket) =>
+        new Promise<{ status: number; code?: string }>((resolve, reject) => {
+          ws.on('unexpected-response', (_req, res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, code: (JSON.parse(body) as { error: { code: string } }).error.code }));
+          });
           ws.on('open', () => reject(new Error('opened')));
           ws.on('error', () => undefined);
         });
-      expect(await status(new WebSocket(wsUrl(), { headers: { authorization: token(['agents:read']) } }))).toBe(403);
-      expect(await status(new WebSocket(wsUrl()))).toBe(401);
-      expect(await status(new WebSocket(`${g.service.url.replace('http', 'ws')}${prefix}/nothing/stream`))).toBe(404);
+      expect(await refusal(new WebSocket(wsUrl(), { headers: { authorization: token(['agents:read']) } }))).toEqual({
+        status: 403,
+        code: 'insufficient_permissions',
+      });
+      expect(await refusal(new WebSocket(wsUrl()))).toEqual({ status: 401, code: 'invalid_token' });
+      expect(await refusal(new WebSocket(`${g.service.url.replace('http', 'ws')}${prefix}/nothing/stream`))).toEqual({ status: 404, code: 'not_found' });
     });
   });
 });

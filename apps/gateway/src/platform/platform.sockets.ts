@@ -23,6 +23,9 @@ export interface PlatformSocketsOptions {
 /** A browser cannot set headers on a WebSocket: it may offer `bearer.<token>` as a subprotocol instead. */
 const PROTOCOL_TOKEN = /^bearer\.(\S+)$/i;
 
+/** The largest refusal of an upgrade relayed from a service. */
+const REFUSAL_LIMIT = 64 * 1024;
+
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -46,7 +49,7 @@ function refuse(socket: Duplex, error: ApiError): void {
 /** The status line and headers of an answer, written to a raw socket as received. */
 function head(incoming: IncomingMessage, replace: Record<string, string | undefined> = {}): string {
   const lines = [`HTTP/1.1 ${incoming.statusCode} ${incoming.statusMessage}`];
-  const replaced = new Set(Object.keys(replace));
+  const replaced = new Set(Object.keys(replace).map((name) => name.toLowerCase()));
   for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
     if (!replaced.has(incoming.rawHeaders[i].toLowerCase())) lines.push(`${incoming.rawHeaders[i]}: ${incoming.rawHeaders[i + 1]}`);
   }
@@ -148,12 +151,30 @@ export class PlatformSockets {
       const upstream = (url.protocol === 'https:' ? https : http).request(url, { method: 'GET', headers });
       const timer = setTimeout(() => (upstream.destroy(), reject(dependencyUnavailable(service, 'timeout'))), this.options.timeoutMs);
       upstream.on('error', (error: NodeJS.ErrnoException) => (clearTimeout(timer), reject(dependencyUnavailable(service, error.code ?? 'network'))));
-      // The service refused the upgrade (401, 403, 404, ...): its answer goes to the caller as it is.
+      // The service refused the upgrade (401, 403, 404, ...): its answer goes to the caller as it is,
+      // read whole (a refusal is small) so that it is sent with its length, not in chunks.
       upstream.on('response', (incoming) => {
         clearTimeout(timer);
-        socket.write(head(incoming, { Connection: 'close' }));
-        incoming.pipe(socket);
-        incoming.on('end', resolve);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= REFUSAL_LIMIT) chunks.push(chunk);
+          else incoming.destroy();
+        });
+        incoming.on('error', () => reject(dependencyUnavailable(service, 'invalid_response')));
+        incoming.on('end', () => {
+          const body = Buffer.concat(chunks);
+          socket.end(
+            Buffer.concat([Buffer.from(head(incoming, { Connection: 'close', 'Transfer-Encoding': undefined, 'Content-Length': String(body.length) })), body]),
+          );
+          resolve();
+        });
+        // Cut off (too long, or the service went away): the caller is not left waiting.
+        incoming.on('close', () => {
+          if (!incoming.complete) socket.destroy();
+          resolve();
+        });
       });
       upstream.on('upgrade', (incoming, serviceSocket, serviceBytes) => {
         clearTimeout(timer);
