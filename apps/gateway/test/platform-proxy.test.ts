@@ -335,3 +335,29 @@ describe('the platform pass-through /api/v1/platform/{service}/…', () => {
     });
   });
 });
+
+describe('the pass-through under the gateway rate limit', () => {
+  let g: Gateway;
+  beforeAll(async () => {
+    g = await startGateway({ GATEWAY_RATE_LIMIT: '2', GATEWAY_RATE_BURST: '2', GATEWAY_RATE_WINDOW: '3600' });
+  });
+  afterAll(() => g.stop());
+
+  it('charges each call and each upgrade to the caller: 429 with Retry-After past the limit', async () => {
+    const auth = g.issuer.bearer(['*'], { sub: uniqueName('busy') });
+    for (let call = 0; call < 2; call++) {
+      const res = await request(g.app).get(`${prefix}/mcp-registry/connections`).set('Authorization', auth);
+      expect(res.status).not.toBe(429);
+    }
+    const limited = await request(g.app).get(`${prefix}/mcp-registry/connections`).set('Authorization', auth);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const upgrade = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${g.service.url.replace('http', 'ws')}${prefix}/mcp-registry/registry/stream`, { headers: { authorization: auth } });
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('error', () => undefined);
+    });
+    expect(upgrade).toBe(429);
+  });
+});
