@@ -1,10 +1,13 @@
-// local-models overhead per /api/generate call over the backend's own time (target: p95 < 2 ms).
+// local-models overhead per call over the backend's own time (target: p95 < 2 ms), for Ollama's
+// /api/generate and /api/chat and for OpenAI's /v1/chat/completions beside them in the same run, and
+// the time to the first streamed token through /v1/chat/completions (target: within 1 ms of the backend's).
 // A fake Ollama server answering instantly runs in this process; the service (startService, as in
 // production: token check, rate limit in Redis, model routing, proxy) runs here too on a loopback
 // port. Each round sends the same request once straight to the fake Ollama and once through the
 // service, alternating, over keep-alive connections, so both see the same machine load. Reported:
 // the latency percentiles of both and the difference of each percentile (the service's overhead),
-// for a whole answer (`stream: false`) and for a streamed one (NDJSON, read to the end).
+// for a whole answer (`stream: false`) and for a streamed one (NDJSON or SSE, read to the end). The
+// baseline of every case is the fake Ollama's own route the service calls (/api/chat for /v1).
 // Run: npm run bench:local-models     (BENCH_ROUNDS, default 3000; BENCH_WARMUP, default 300;
 //      BENCH_FLUSH_MS sets LOCAL_MODELS_USAGE_FLUSH_MS, e.g. 600000 to see the cost of usage writes)
 import { startService } from '@platform/service-kit';
@@ -17,19 +20,25 @@ import { fmt, percentile } from './lib/load';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const TARGET_P95_MS = 2;
+const TARGET_FIRST_TOKEN_MS = 1;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-/** One POST read to its last byte; resolves with the milliseconds it took. */
+/** One POST read to its last byte; resolves with the milliseconds it took, and to its first body chunk. */
 function timedPost(url: URL, payload: Buffer, headers: Record<string, string>): Promise<number> {
+  return timedCall(url, payload, headers).then(({ total }) => total);
+}
+
+function timedCall(url: URL, payload: Buffer, headers: Record<string, string>): Promise<{ total: number; first: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
+    let first = 0;
     const req = http.request(
       url,
       { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers } },
       (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode}`))));
+        res.on('data', () => (first ||= performance.now() - t0));
+        res.on('end', () => (res.statusCode === 200 ? resolve({ total: performance.now() - t0, first }) : reject(new Error(`${url.pathname}: status ${res.statusCode}`))));
       },
     );
     req.on('error', reject);
@@ -41,30 +50,41 @@ interface Row {
   name: string;
   direct: number[];
   service: number[];
+  directFirst: number[];
+  serviceFirst: number[];
 }
 
-async function measure(name: string, ollamaUrl: string, serviceUrl: string, bearer: string, body: object): Promise<Row> {
-  const payload = Buffer.from(JSON.stringify(body));
-  const direct = new URL('/api/generate', ollamaUrl);
-  const service = new URL('/api/generate', serviceUrl);
+/** One case: the backend's own call and the service's, alternating, each timed to its end and to its first body chunk. */
+async function measure(name: string, direct: { url: URL; body: object }, service: { url: URL; body: object }, bearer: string): Promise<Row> {
+  const directPayload = Buffer.from(JSON.stringify(direct.body));
+  const servicePayload = Buffer.from(JSON.stringify(service.body));
   const auth = { authorization: bearer };
   for (let i = 0; i < WARMUP; i++) {
-    await timedPost(direct, payload, {});
-    await timedPost(service, payload, auth);
+    await timedCall(direct.url, directPayload, {});
+    await timedCall(service.url, servicePayload, auth);
   }
-  const row: Row = { name, direct: [], service: [] };
+  const row: Row = { name, direct: [], service: [], directFirst: [], serviceFirst: [] };
+  const directOnce = async () => {
+    const { total, first } = await timedCall(direct.url, directPayload, {});
+    row.direct.push(total);
+    row.directFirst.push(first);
+  };
+  const serviceOnce = async () => {
+    const { total, first } = await timedCall(service.url, servicePayload, auth);
+    row.service.push(total);
+    row.serviceFirst.push(first);
+  };
   for (let i = 0; i < ROUNDS; i++) {
     // Alternate the order so neither side always runs on a warmer cache.
     if (i % 2 === 0) {
-      row.direct.push(await timedPost(direct, payload, {}));
-      row.service.push(await timedPost(service, payload, auth));
+      await directOnce();
+      await serviceOnce();
     } else {
-      row.service.push(await timedPost(service, payload, auth));
-      row.direct.push(await timedPost(direct, payload, {}));
+      await serviceOnce();
+      await directOnce();
     }
   }
-  row.direct.sort((a, b) => a - b);
-  row.service.sort((a, b) => a - b);
+  for (const values of [row.direct, row.service, row.directFirst, row.serviceFirst]) values.sort((a, b) => a - b);
   return row;
 }
 
@@ -97,22 +117,37 @@ async function main(): Promise<void> {
   });
   const bearer = issuer.bearer(['models:invoke'], { sub: `bench-${Date.now()}` });
   try {
-    console.log(`local-models /api/generate overhead over an instant Ollama backend (${ROUNDS} rounds, sequential, keep-alive)\n`);
+    console.log(`local-models overhead over an instant Ollama backend (${ROUNDS} rounds per case, sequential, keep-alive; baseline: the fake Ollama's own route)\n`);
     console.log(
       `${'case'.padEnd(34)} ${'direct p50'.padStart(11)} ${'service p50'.padStart(12)} ${'overhead p50'.padStart(13)} ${'direct p95'.padStart(11)} ${'service p95'.padStart(12)} ${'overhead p95'.padStart(13)}`,
     );
+    const at = (base: string, route: string) => new URL(route, base);
+    const generate = { model: 'llama3.2', prompt: 'one two three four five', options: { num_predict: 5 } };
+    const chat = { model: 'llama3.2', messages: [{ role: 'user', content: 'one two three four five' }], options: { num_predict: 5 } };
+    const openAiChat = { model: 'llama3.2', messages: [{ role: 'user', content: 'one two three four five' }], max_tokens: 5 };
+    const ollamaUrl = ollama.url;
     const rows = [
-      await measure('stream: false (one object)', ollama.url, service.url, bearer, {
-        model: 'llama3.2',
-        prompt: 'one two three four five',
-        stream: false,
-        options: { num_predict: 5 },
-      }),
-      await measure('streamed NDJSON (6 lines)', ollama.url, service.url, bearer, {
-        model: 'llama3.2',
-        prompt: 'one two three four five',
-        options: { num_predict: 5 },
-      }),
+      await measure(
+        '/api/generate whole',
+        { url: at(ollamaUrl, '/api/generate'), body: { ...generate, stream: false } },
+        { url: at(service.url, '/api/generate'), body: { ...generate, stream: false } },
+        bearer,
+      ),
+      await measure('/api/generate streamed', { url: at(ollamaUrl, '/api/generate'), body: generate }, { url: at(service.url, '/api/generate'), body: generate }, bearer),
+      await measure('/api/chat whole', { url: at(ollamaUrl, '/api/chat'), body: { ...chat, stream: false } }, { url: at(service.url, '/api/chat'), body: { ...chat, stream: false } }, bearer),
+      await measure(
+        '/v1/chat/completions whole',
+        { url: at(ollamaUrl, '/api/chat'), body: { ...chat, stream: false } },
+        { url: at(service.url, '/v1/chat/completions'), body: openAiChat },
+        bearer,
+      ),
+      await measure('/api/chat streamed', { url: at(ollamaUrl, '/api/chat'), body: chat }, { url: at(service.url, '/api/chat'), body: chat }, bearer),
+      await measure(
+        '/v1/chat/completions streamed',
+        { url: at(ollamaUrl, '/api/chat'), body: chat },
+        { url: at(service.url, '/v1/chat/completions'), body: { ...openAiChat, stream: true, stream_options: { include_usage: true } } },
+        bearer,
+      ),
     ];
     let worst = 0;
     for (const row of rows) {
@@ -123,13 +158,21 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\noverhead p95 (worst case): ${fmt(worst, 3)} ms — target < ${TARGET_P95_MS} ms: ${worst < TARGET_P95_MS ? 'met' : 'NOT met'}`);
+    const streamed = rows.at(-1)!;
+    const [first50, serviceFirst50] = [percentile(streamed.directFirst, 50), percentile(streamed.serviceFirst, 50)];
+    const firstGap = serviceFirst50 - first50;
+    console.log(
+      `time to first streamed token, median: Ollama's /api/chat ${fmt(first50, 3)} ms, /v1/chat/completions ${fmt(serviceFirst50, 3)} ms, +${fmt(firstGap, 3)} ms — target within ${TARGET_FIRST_TOKEN_MS} ms: ${firstGap < TARGET_FIRST_TOKEN_MS ? 'met' : 'NOT met'} (p95 +${fmt(percentile(streamed.serviceFirst, 95) - percentile(streamed.directFirst, 95), 3)} ms)`,
+    );
 
     // CPU per call: the same whole-answer request, straight to the fake Ollama, then through the service.
-    const payload = Buffer.from(JSON.stringify({ model: 'llama3.2', prompt: 'one two three four five', stream: false, options: { num_predict: 5 } }));
-    const direct = await cpuPerCall(new URL('/api/generate', ollama.url), payload, {}, ROUNDS);
-    const through = await cpuPerCall(new URL('/api/generate', service.url), payload, { authorization: bearer }, ROUNDS);
+    const payload = Buffer.from(JSON.stringify({ ...generate, stream: false }));
+    const direct = await cpuPerCall(at(ollamaUrl, '/api/generate'), payload, {}, ROUNDS);
+    const through = await cpuPerCall(at(service.url, '/api/generate'), payload, { authorization: bearer }, ROUNDS);
+    const chatDirect = await cpuPerCall(at(ollamaUrl, '/api/chat'), Buffer.from(JSON.stringify({ ...chat, stream: false })), {}, ROUNDS);
+    const chatThrough = await cpuPerCall(at(service.url, '/v1/chat/completions'), Buffer.from(JSON.stringify(openAiChat)), { authorization: bearer }, ROUNDS);
     console.log(
-      `CPU per call (this process: client, fake Ollama and service): direct ${fmt(direct, 3)} ms, through the service ${fmt(through, 3)} ms, the service's own ${fmt(through - direct, 3)} ms`,
+      `CPU per call (this process: client, fake Ollama and service): /api/generate direct ${fmt(direct, 3)} ms, through the service ${fmt(through, 3)} ms, the service's own ${fmt(through - direct, 3)} ms; /v1/chat/completions the service's own ${fmt(chatThrough - chatDirect, 3)} ms`,
     );
     console.log(
       `load average during the run: ${os

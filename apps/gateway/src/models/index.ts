@@ -18,6 +18,8 @@ export const modelConfig = {
   GATEWAY_MODEL_TIMEOUT_MS: env.ms(120_000),
   /** How long a caller's allow-list, budget and usage are reused by one replica. */
   GATEWAY_MODEL_ACCESS_TTL_MS: env.ms(1000),
+  /** How often counted tokens are written to Postgres. */
+  GATEWAY_MODEL_USAGE_FLUSH_MS: env.ms(500),
   /** Prices per 1,000 tokens for `gen_ai.usage.cost` (the platform's price table). */
   GATEWAY_MODEL_PRICES: PriceTable,
 };
@@ -28,6 +30,7 @@ interface ModelFeatureDeps {
     GATEWAY_MODEL_UPSTREAMS: localModels.ModelUpstream[];
     GATEWAY_MODEL_TIMEOUT_MS: number;
     GATEWAY_MODEL_ACCESS_TTL_MS: number;
+    GATEWAY_MODEL_USAGE_FLUSH_MS: number;
     GATEWAY_MODEL_PRICES: Record<string, Price>;
   };
   db: Db;
@@ -46,7 +49,11 @@ export function modelFeature({ config, db, api, verifier, delegate, logger }: Mo
     forwardCaller: true,
     patterns: ['*'],
   });
-  const access = new ModelAccessService(new ModelAccessRepository(db), logger, { ttlMs: config.GATEWAY_MODEL_ACCESS_TTL_MS, maxCached: 100_000 });
+  const access = new ModelAccessService(new ModelAccessRepository(db), logger, {
+    ttlMs: config.GATEWAY_MODEL_ACCESS_TTL_MS,
+    maxCached: 100_000,
+    flushMs: config.GATEWAY_MODEL_USAGE_FLUSH_MS,
+  });
   const route = new ModelRouteService(upstreams, access, new Pricing(config.GATEWAY_MODEL_PRICES), { timeoutMs: config.GATEWAY_MODEL_TIMEOUT_MS, delegate }, logger);
   const v1 = new ApiRouter(verifier);
   modelRoutes(v1, route, logger);

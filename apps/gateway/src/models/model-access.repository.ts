@@ -43,11 +43,11 @@ export class ModelAccessRepository {
     return count > 0;
   }
 
-  async addUsage(subject: string, month: string, promptTokens: number, completionTokens: number): Promise<void> {
+  async addUsage(subject: string, month: string, promptTokens: number, completionTokens: number, requests: number): Promise<void> {
     await this.db.modelUsage.upsert({
       where: { subject_month: { subject, month } },
-      create: { subject, month, promptTokens: BigInt(promptTokens), completionTokens: BigInt(completionTokens), requests: 1 },
-      update: { promptTokens: { increment: BigInt(promptTokens) }, completionTokens: { increment: BigInt(completionTokens) }, requests: { increment: 1 } },
+      create: { subject, month, promptTokens: BigInt(promptTokens), completionTokens: BigInt(completionTokens), requests },
+      update: { promptTokens: { increment: BigInt(promptTokens) }, completionTokens: { increment: BigInt(completionTokens) }, requests: { increment: requests } },
     });
   }
 }

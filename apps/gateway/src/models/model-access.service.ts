@@ -19,28 +19,32 @@ const monthOf = (date = new Date()) => date.toISOString().slice(0, 7);
 /**
  * Per-caller allow-lists and monthly token budgets (the token's `sub`: a user, or `service:<name>`
  * for an API key). Policies are cached per caller for `ttlMs`; this replica's own calls count at once,
- * other replicas' within `ttlMs`. Usage is added to Postgres after each answer, off its path.
+ * other replicas' within `ttlMs` (plus `flushMs`). Usage is written to Postgres in batches every
+ * `flushMs`, off the answers' path (and on shutdown).
  */
 export class ModelAccessService {
-  private readonly cache = new Map<string, Promise<Policy>>();
-  /** Each caller's usage writes in flight: a policy loaded meanwhile waits for them, so it counts them. */
-  private readonly writes = new Map<string, Promise<void>>();
+  /** Per caller: the policy loading, and once loaded the policy itself (what this replica's calls add to). */
+  private readonly cache = new Map<string, { loading: Promise<Policy>; value?: Policy }>();
+  /** Tokens counted and not yet in Postgres, per caller and month: written in batches every `flushMs`. */
+  private readonly pending = new Map<string, Delta>();
+  private flushing?: Promise<void>;
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly repository: ModelAccessRepository,
     private readonly logger: Logger,
-    private readonly options: { ttlMs: number; maxCached: number },
+    private readonly options: { ttlMs: number; maxCached: number; flushMs: number },
   ) {}
 
   /** The caller's policy (cached), with the tokens used this month. */
   policy(subject: string): Promise<Policy> {
     const month = monthOf();
     const cached = this.cache.get(subject);
-    if (cached) {
-      // A settled policy of this month, loaded within the TTL, is reused; a pending one is shared.
-      return cached.then((policy) => (policy.month === month && Date.now() - policy.loadedAt < this.options.ttlMs ? policy : this.load(subject, month)));
-    }
-    return this.load(subject, month);
+    if (!cached) return this.load(subject, month);
+    // A loaded policy of this month within the TTL is reused; a loading one is shared.
+    const { value } = cached;
+    if (!value) return cached.loading;
+    return value.month === month && Date.now() - value.loadedAt < this.options.ttlMs ? Promise.resolve(value) : this.load(subject, month);
   }
 
   allows(policy: Policy, model: string): boolean {
@@ -76,18 +80,54 @@ export class ModelAccessService {
   /** Counts an answer's tokens: in this replica's cached policy at once, in Postgres after. */
   record(subject: string, promptTokens: number, completionTokens: number): void {
     const month = monthOf();
-    void this.cache.get(subject)?.then((policy) => {
-      if (policy.month !== month) return;
+    // A policy still loading reads the pending counts below when it settles: only a loaded one is added to.
+    const policy = this.cache.get(subject)?.value;
+    if (policy?.month === month) {
       policy.promptTokens += promptTokens;
       policy.completionTokens += completionTokens;
       policy.requests += 1;
-    });
-    const previous = this.writes.get(subject) ?? Promise.resolve();
-    const write: Promise<void> = previous
-      .then(() => this.repository.addUsage(subject, month, promptTokens, completionTokens))
-      .catch((error: unknown) => this.logger.warn({ err: error, subject, promptTokens, completionTokens }, 'model usage not recorded'))
-      .finally(() => this.writes.get(subject) === write && this.writes.delete(subject));
-    this.writes.set(subject, write);
+    }
+    const key = `${subject}\n${month}`;
+    const delta = this.pending.get(key) ?? { subject, month, promptTokens: 0, completionTokens: 0, requests: 0 };
+    delta.promptTokens += promptTokens;
+    delta.completionTokens += completionTokens;
+    delta.requests += 1;
+    this.pending.set(key, delta);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.options.flushMs);
+  }
+
+  /** Writes the counted tokens (one upsert per caller and month); what fails stays for the next flush. */
+  flush(): Promise<void> {
+    this.flushing ??= this.writePending().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async writePending(): Promise<void> {
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    const results = await Promise.allSettled(
+      batch.map((delta) => this.repository.addUsage(delta.subject, delta.month, delta.promptTokens, delta.completionTokens, delta.requests)),
+    );
+    const failed = batch.filter((_, index) => results[index].status === 'rejected');
+    if (failed.length === 0) return;
+    this.logger.warn({ err: (results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason, callers: failed.length }, 'model usage not written yet');
+    for (const delta of failed) this.merge(delta);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.options.flushMs * 10);
+  }
+
+  private merge(delta: Delta): void {
+    const key = `${delta.subject}\n${delta.month}`;
+    const kept = this.pending.get(key);
+    if (!kept) return void this.pending.set(key, delta);
+    kept.promptTokens += delta.promptTokens;
+    kept.completionTokens += delta.completionTokens;
+    kept.requests += delta.requests;
   }
 
   async view(subject: string): Promise<localModels.ModelAccess> {
@@ -124,24 +164,45 @@ export class ModelAccessService {
     this.cache.delete(subject);
   }
 
-  /** Waits for the usage writes in flight (shutdown). */
+  /** On shutdown: the timer stops and what is counted is written. */
   async drain(): Promise<void> {
-    await Promise.allSettled([...this.writes.values()]);
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flushing;
+    await this.flush();
   }
 
   private load(subject: string, month: string): Promise<Policy> {
-    const loading = (this.writes.get(subject) ?? Promise.resolve()).then(() => this.repository.find(subject, month)).then(({ access, usage }) => ({
-      record: access,
-      month,
-      promptTokens: Number(usage?.promptTokens ?? 0),
-      completionTokens: Number(usage?.completionTokens ?? 0),
-      requests: usage?.requests ?? 0,
-      loadedAt: Date.now(),
-    }));
+    // A write in flight is waited for, and what is not written yet added: the policy counts both.
+    const loading = (this.flushing ?? Promise.resolve())
+      .then(() => this.repository.find(subject, month))
+      .then(({ access, usage }) => {
+        const unwritten = this.pending.get(`${subject}\n${month}`);
+        return {
+          record: access,
+          month,
+          promptTokens: Number(usage?.promptTokens ?? 0) + (unwritten?.promptTokens ?? 0),
+          completionTokens: Number(usage?.completionTokens ?? 0) + (unwritten?.completionTokens ?? 0),
+          requests: (usage?.requests ?? 0) + (unwritten?.requests ?? 0),
+          loadedAt: Date.now(),
+        };
+      });
+    const entry: { loading: Promise<Policy>; value?: Policy } = { loading };
     this.cache.delete(subject);
-    this.cache.set(subject, loading);
-    loading.catch(() => this.cache.get(subject) === loading && this.cache.delete(subject));
+    this.cache.set(subject, entry);
+    loading.then(
+      (policy) => (entry.value = policy),
+      () => this.cache.get(subject) === entry && this.cache.delete(subject),
+    );
     if (this.cache.size > this.options.maxCached) this.cache.delete(this.cache.keys().next().value as string);
     return loading;
   }
+}
+
+interface Delta {
+  subject: string;
+  month: string;
+  promptTokens: number;
+  completionTokens: number;
+  requests: number;
 }
