@@ -1,4 +1,5 @@
-import { PlatformError, platformErrorFrom } from './errors';
+import { authenticatedFetch, serviceBaseUrl, SERVICE_SLUGS, type ServiceName as SdkServiceName } from '@platform/sdk';
+import { platformErrorFrom } from './errors';
 import type { SessionStore } from './session';
 
 /** The services the console reaches, by their app names: the gateway itself, the rest through it. */
@@ -16,6 +17,10 @@ export const SERVICES = [
 ] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/** The SDK's name of a service (`workflowEngine` for `workflow-engine`). */
+export const sdkName = (service: ServiceName): SdkServiceName =>
+  (Object.keys(SERVICE_SLUGS) as SdkServiceName[]).find((name) => SERVICE_SLUGS[name] === service)!;
+
 type Query = Record<string, string | number | boolean | undefined>;
 
 /**
@@ -24,7 +29,7 @@ type Query = Record<string, string | number | boolean | undefined>;
  */
 export function platformUrl(service: ServiceName, path: string, query?: Query): string {
   const own = path.startsWith('/') ? path : `/${path}`;
-  const url = service === 'gateway' ? own : `/api/v1/platform/${service}${own}`;
+  const url = `${serviceBaseUrl(sdkName(service), '')}${own}`;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) params.set(key, String(value));
   const search = params.toString();
@@ -43,30 +48,31 @@ export type ApiFetch = <T = unknown>(service: ServiceName, path: string, init?: 
 /** The answer itself, whatever its status (streams, health bodies of a 503); throws only when unreachable. */
 export type ApiSend = (service: ServiceName, path: string, init?: ApiRequest) => Promise<Response>;
 
-/** Calls with the session's bearer token; on a 401 the session is refreshed once and the call retried. */
-export function createApiSend(session: SessionStore, fetchImpl: typeof fetch = (...args) => fetch(...args)): ApiSend {
-  return async (service, path, init = {}) => {
+export interface ApiSendOptions {
+  /** The gateway's origin; the page's own in a browser. */
+  origin?: string;
+  fetch?: (request: Request, init?: RequestInit) => Promise<Response>;
+}
+
+/**
+ * Calls with the session's bearer token through the SDK's authenticated fetch: on a 401 the session
+ * is refreshed once and the call retried; no answer at all is a PlatformError of status 0.
+ */
+export function createApiSend(session: SessionStore, options: ApiSendOptions = {}): ApiSend {
+  const origin = options.origin ?? globalThis.location?.origin ?? 'http://127.0.0.1';
+  const fetchWithSession = authenticatedFetch({ token: () => session.accessToken, onUnauthorized: () => session.refresh() }, options.fetch);
+  return (service, path, init = {}) => {
     const { json, query, headers, ...rest } = init;
-    const send = (token: string | undefined) => {
-      const h = new Headers(headers);
-      if (token) h.set('authorization', `Bearer ${token}`);
-      if (json !== undefined) h.set('content-type', 'application/json');
-      if (!h.has('accept')) h.set('accept', 'application/json');
-      return fetchImpl(platformUrl(service, path, query), {
-        ...rest,
-        headers: h,
-        credentials: 'same-origin',
-        body: json !== undefined ? JSON.stringify(json) : rest.body,
-      });
-    };
-    try {
-      const response = await send(session.accessToken);
-      if (response.status !== 401 || !(await session.refresh())) return response;
-      return await send(session.accessToken);
-    } catch (error) {
-      if ((error as Error).name === 'AbortError') throw error;
-      throw new PlatformError(0, 'network_error', `The gateway cannot be reached (${(error as Error).message})`);
-    }
+    const h = new Headers(headers);
+    if (json !== undefined) h.set('content-type', 'application/json');
+    if (!h.has('accept')) h.set('accept', 'application/json');
+    const request = new Request(new URL(platformUrl(service, path, query), origin), {
+      ...rest,
+      headers: h,
+      credentials: 'same-origin',
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+    });
+    return fetchWithSession(request);
   };
 }
 
@@ -75,7 +81,7 @@ export function createApiFetch(send: ApiSend): ApiFetch {
     const response = await send(service, path, init);
     if (response.status === 204) return undefined as T;
     const text = await response.text();
-    if (!response.ok) throw platformErrorFrom(response.status, text);
+    if (!response.ok) throw platformErrorFrom(response.status, text, response.headers);
     if (!text) return undefined as T;
     const type = response.headers.get('content-type') ?? '';
     return (type.includes('json') ? JSON.parse(text) : text) as T;

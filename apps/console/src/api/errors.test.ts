@@ -11,8 +11,8 @@ describe('errors of the API', () => {
   });
 
   it('keeps the status of a body that is not the error shape, with what it said', () => {
-    expect(platformErrorFrom(502, '<html>Bad gateway</html>')).toMatchObject({ status: 502, code: 'unexpected_response', message: '<html>Bad gateway</html>' });
-    expect(platformErrorFrom(500, '')).toMatchObject({ status: 500, message: 'The platform answered 500' });
+    expect(platformErrorFrom(502, '<html>Bad gateway</html>')).toMatchObject({ status: 502, code: 'http_502', message: '<html>Bad gateway</html>' });
+    expect(platformErrorFrom(500, '')).toMatchObject({ status: 500, code: 'http_500', message: 'HTTP 500' });
   });
 
   it('says a 403 as "Not permitted" with the API\'s message', () => {

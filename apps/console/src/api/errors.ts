@@ -1,34 +1,16 @@
-import { ErrorBody } from '@platform/contracts';
+import { PlatformError } from '@platform/sdk';
 
-/** A refusal or failure of the platform's API, parsed from DESIGN.md's error shape. */
-export class PlatformError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-    readonly requestId?: string,
-  ) {
-    super(message);
-    this.name = 'PlatformError';
-  }
-}
+export { PlatformError };
 
-/** Builds the error of a failed response from its body (text already read), whatever it holds. */
-export function platformErrorFrom(status: number, bodyText: string): PlatformError {
-  let json: unknown;
+/** The error of a failed answer whose body was read as text: the error shape when it is one. */
+export function platformErrorFrom(status: number, bodyText: string, headers?: Headers): PlatformError {
+  let body: unknown = bodyText;
   try {
-    json = bodyText ? JSON.parse(bodyText) : undefined;
+    body = bodyText ? JSON.parse(bodyText) : undefined;
   } catch {
-    json = undefined;
+    // Not JSON (a proxy's HTML page): kept as text.
   }
-  const parsed = ErrorBody.safeParse(json);
-  if (parsed.success) {
-    const { code, message, details } = parsed.data.error;
-    return new PlatformError(status, code, message, details, parsed.data.requestId);
-  }
-  const fallback = status === 0 ? 'The platform cannot be reached' : `The platform answered ${status}`;
-  return new PlatformError(status, status === 0 ? 'network_error' : 'unexpected_response', bodyText.trim().slice(0, 200) || fallback);
+  return PlatformError.fromBody(status, body, headers);
 }
 
 /** The sentence a person reads for an error: "Not permitted: …" for a 403, and so on. */

@@ -1,3 +1,4 @@
+import { createPlatformClient, type PlatformClient } from '@platform/sdk';
 import { useSyncExternalStore } from 'react';
 import { createApiFetch, createApiSend, type ApiFetch, type ApiSend } from './client';
 import { hasPermission } from './permissions';
@@ -7,16 +8,24 @@ import type { SessionUser } from './session-schema';
 /** The one session of the page: the access token lives in its memory only. */
 export const session = new SessionStore();
 
-/** What sections use to reach the services through the gateway. */
-export interface Platform {
-  /** `request('registry', '/api/v1/agents', { query })`: the path is the service's own. */
+/**
+ * What sections use to reach the services through the gateway: the SDK's typed clients
+ * (`platform.registry.GET('/api/v1/agents', …)` with `unwrap`, streams with `openStream`), and
+ * untyped `request` / `send` by a service's app name and its own path.
+ */
+export type Platform = PlatformClient & {
+  /** `request('registry', '/api/v1/agents', { query })`: parsed JSON, or a thrown PlatformError. */
   request: ApiFetch;
   /** The same call, answering the Response itself: for streams, and bodies of non-2xx answers. */
   send: ApiSend;
-}
+};
 
 const send = createApiSend(session);
-const platform: Platform = { request: createApiFetch(send), send };
+const platform: Platform = Object.freeze({
+  ...createPlatformClient({ baseUrl: '', token: () => session.accessToken, onUnauthorized: () => session.refresh() }),
+  request: createApiFetch(send),
+  send,
+});
 
 export function usePlatform(): Platform {
   return platform;

@@ -8,17 +8,21 @@ const json = (status: number, body: string) => new Response(body, { status, head
 const refused = (status: number, code: string, message: string) =>
   json(status, JSON.stringify({ error: { type: 'authentication_error', code, message }, requestId: 'r' }));
 
-/** The gateway as the browser sees it, answering each call in turn; the calls are kept. */
-function gatewayAnswering(...answers: Array<(url: string, init: RequestInit) => Response>) {
-  const calls: Array<{ url: string; init: RequestInit }> = [];
-  const fetchImpl = (async (url: string, init: RequestInit = {}) => {
-    calls.push({ url, init });
+const ORIGIN = 'http://gateway.test';
+
+/** The gateway as the browser sees it, answering each call in turn; the calls are kept (paths, headers). */
+function gatewayAnswering(...answers: Array<() => Response>) {
+  const calls: Array<{ url: string; init: RequestInit; headers: Headers }> = [];
+  const fetchImpl = (async (input: string | Request, init: RequestInit = {}) => {
+    const url = typeof input === 'string' ? input : input.url.slice(ORIGIN.length);
+    calls.push({ url, init, headers: new Headers(typeof input === 'string' ? init.headers : input.headers) });
     const next = answers.shift();
     if (!next) throw new Error(`unexpected call ${url}`);
-    return next(url, init);
+    return next();
   }) as unknown as typeof fetch;
   return { calls, fetchImpl };
 }
+const apiOf = (session: SessionStore, fetchImpl: typeof fetch) => createApiFetch(createApiSend(session, { origin: ORIGIN, fetch: fetchImpl }));
 
 afterEach(() => jest.useRealTimers());
 
@@ -108,9 +112,9 @@ describe('the API client', () => {
     );
     const session = new SessionStore(gateway.fetchImpl);
     await session.signIn('ada', 'secret');
-    const request = createApiFetch(createApiSend(session, gateway.fetchImpl));
+    const request = apiOf(session, gateway.fetchImpl);
     await expect(request('registry', '/api/v1/agents')).resolves.toEqual({ items: [], total: 0 });
-    const auth = (i: number) => new Headers(gateway.calls[i].init.headers).get('authorization');
+    const auth = (i: number) => gateway.calls[i].headers.get('authorization');
     expect([auth(1), auth(3)]).toEqual(['Bearer old', 'Bearer new']);
     expect(gateway.calls[2].url).toBe('/api/v1/console/session/refresh');
   });
@@ -124,7 +128,7 @@ describe('the API client', () => {
     );
     const session = new SessionStore(gateway.fetchImpl);
     await session.signIn('ada', 'secret');
-    const request = createApiFetch(createApiSend(session, gateway.fetchImpl));
+    const request = apiOf(session, gateway.fetchImpl);
     await expect(request('auth', '/api/v1/auth/admin/users')).rejects.toMatchObject({ status: 401, message: 'revoked' });
     expect(session.current.status).toBe('signed-out');
   });
@@ -133,7 +137,7 @@ describe('the API client', () => {
     const gateway = gatewayAnswering(() => {
       throw new TypeError('Failed to fetch');
     });
-    const request = createApiFetch(createApiSend(new SessionStore(gateway.fetchImpl), gateway.fetchImpl));
+    const request = apiOf(new SessionStore(gateway.fetchImpl), gateway.fetchImpl);
     const error = await request('tracing', '/api/stats').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
     expect(error).toMatchObject({ status: 0, code: 'network_error' });

@@ -114,10 +114,10 @@ export class SessionStore {
         body: body ? JSON.stringify(body) : undefined,
       });
     } catch (error) {
-      throw new PlatformError(0, 'network_error', `The gateway cannot be reached (${(error as Error).message})`);
+      throw PlatformError.network(error, `${method} ${path}`);
     }
     const text = await response.text();
-    if (!response.ok) throw platformErrorFrom(response.status, text);
+    if (!response.ok) throw platformErrorFrom(response.status, text, response.headers);
     const parsed = ConsoleSession.safeParse(JSON.parse(text));
     if (!parsed.success) throw new PlatformError(response.status, 'unexpected_response', 'The gateway answered the session call with an unexpected body');
     return parsed.data;

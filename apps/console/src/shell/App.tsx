@@ -8,6 +8,7 @@ import { NotFoundPage } from './NotFoundPage';
 import { RequireSession } from './RequireSession';
 import { sectionRoutes } from './sections';
 import { SignInPage } from './SignInPage';
+import { cssVariablesResolver, theme } from './theme';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -37,7 +38,7 @@ const router = createBrowserRouter(routes);
 
 export function App() {
   return (
-    <MantineProvider defaultColorScheme="light">
+    <MantineProvider defaultColorScheme="light" theme={theme} cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

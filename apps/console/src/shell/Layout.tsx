@@ -16,9 +16,13 @@ export function Layout({ sections }: { sections: readonly ConsoleSection[] }) {
   const visible = sections.filter((section) => can(section.permission));
 
   const onSignOut = async () => {
-    await signOut();
-    queryClient.clear();
-    navigate('/sign-in', { replace: true });
+    try {
+      await signOut();
+    } finally {
+      // Signed out here even when the gateway could not be told: nothing of the session stays.
+      queryClient.clear();
+      navigate('/sign-in', { replace: true });
+    }
   };
 
   return (

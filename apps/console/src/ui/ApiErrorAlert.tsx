@@ -6,7 +6,7 @@ export function ApiErrorAlert({ error, title }: { error: unknown; title?: string
   if (!error) return null;
   const described = describeError(error);
   return (
-    <Alert color={described.status === 403 || described.status === 404 ? 'yellow' : 'red'} title={title ?? described.title} role="alert">
+    <Alert color={described.status === 403 || described.status === 404 ? 'orange' : 'red'} title={title ?? described.title} role="alert">
       <Text size="sm">
         {described.title}: {described.message}
       </Text>

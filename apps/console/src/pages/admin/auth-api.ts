@@ -1,30 +1,25 @@
 import { auth } from '@platform/contracts';
 import type { z } from 'zod';
-import type { Platform } from '../../api';
+import { unwrap, type Platform } from '../../api';
 
-/** Auth's admin API as the Admin section uses it; bodies checked against the contracts' schemas. */
+/** Auth's admin API as the Admin section uses it, through the SDK's typed client. */
 export type User = z.infer<typeof auth.User>;
 export type ApiKey = z.infer<typeof auth.ApiKey>;
 export type IssuedApiKey = z.infer<typeof auth.IssuedApiKey>;
 export type AuditEvent = z.infer<typeof auth.AuditEvent>;
 export type Team = z.infer<typeof auth.Team>;
-export type CreateUser = z.input<typeof auth.CreateUserRequest>;
-export type CreateApiKey = z.input<typeof auth.CreateApiKeyRequest>;
+export type CreateUser = z.output<typeof auth.CreateUserRequest>;
+export type CreateApiKey = z.output<typeof auth.CreateApiKeyRequest>;
 
-const base = '/api/v1/auth';
+type Page = { limit: number; offset: number };
 
 export const authApi = {
-  users: async (platform: Platform, page: { limit: number; offset: number }) =>
-    auth.UserList.parse(await platform.request('auth', `${base}/admin/users`, { query: page })),
-  createUser: async (platform: Platform, body: CreateUser) =>
-    auth.User.parse(await platform.request('auth', `${base}/admin/users`, { method: 'POST', json: body })),
-  apiKeys: async (platform: Platform, page: { limit: number; offset: number }) =>
-    auth.ApiKeyList.parse(await platform.request('auth', `${base}/admin/api-keys`, { query: page })),
-  createApiKey: async (platform: Platform, body: CreateApiKey) =>
-    auth.IssuedApiKey.parse(await platform.request('auth', `${base}/admin/api-keys`, { method: 'POST', json: body })),
-  revokeApiKey: (platform: Platform, id: string) => platform.request<void>('auth', `${base}/admin/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  teams: async (platform: Platform, page: { limit: number; offset: number }) =>
-    auth.TeamList.parse(await platform.request('auth', `${base}/teams`, { query: page })),
-  audit: async (platform: Platform, query: { limit: number; offset: number; eventType?: string; userId?: string }) =>
-    auth.AuditList.parse(await platform.request('auth', `${base}/audit`, { query })),
+  users: (platform: Platform, query: Page) => unwrap(platform.auth.GET('/api/v1/auth/admin/users', { params: { query } })),
+  createUser: (platform: Platform, body: CreateUser) => unwrap(platform.auth.POST('/api/v1/auth/admin/users', { body })),
+  apiKeys: (platform: Platform, query: Page) => unwrap(platform.auth.GET('/api/v1/auth/admin/api-keys', { params: { query } })),
+  createApiKey: (platform: Platform, body: CreateApiKey) => unwrap(platform.auth.POST('/api/v1/auth/admin/api-keys', { body })),
+  revokeApiKey: (platform: Platform, id: string) => unwrap(platform.auth.DELETE('/api/v1/auth/admin/api-keys/{id}', { params: { path: { id } } })),
+  teams: (platform: Platform, query: Page) => unwrap(platform.auth.GET('/api/v1/auth/teams', { params: { query } })),
+  audit: (platform: Platform, query: Page & { eventType?: string; userId?: string }) =>
+    unwrap(platform.auth.GET('/api/v1/auth/audit', { params: { query } })),
 };

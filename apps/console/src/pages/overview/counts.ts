@@ -1,5 +1,4 @@
-import { mesh, registry, tracing, workers, workflowEngine } from '@platform/contracts';
-import type { Platform } from '../../api';
+import { unwrap, type Platform } from '../../api';
 
 /** A figure of the Overview: its value and, where the API cannot give the exact figure, what it is. */
 export interface Figure {
@@ -22,29 +21,30 @@ export const FAILED_WORKFLOWS_READ = 20;
 /** The newest executions of each workflow read for the failure count. */
 export const FAILED_EXECUTIONS_READ = 100;
 
+/** Each figure from the cheapest call that gives it (a page of one item carries the total). */
 export const figures = {
   async agents(platform: Platform): Promise<Figure> {
-    const page = registry.AgentPage.parse(await platform.request('registry', '/api/v1/agents', { query: { limit: 1 } }));
+    const page = await unwrap(platform.registry.GET('/api/v1/agents', { params: { query: { limit: 1 } } }));
     return { value: page.total };
   },
 
   async liveMeshAgents(platform: Platform): Promise<Figure> {
-    const counts = mesh.AgentCount.parse(await platform.request('mesh', '/api/v1/agents/count'));
+    const counts = await unwrap(platform.mesh.GET('/api/v1/agents/count'));
     return { value: counts.routable, note: `routable, of ${counts.total} registered` };
   },
 
   async workflows(platform: Platform): Promise<Figure> {
-    const page = workflowEngine.CatalogResponse.parse(await platform.request('workflow-engine', '/api/v1/workflows/catalog', { query: { limit: 1 } }));
+    const page = await unwrap(platform.workflowEngine.GET('/api/v1/workflows/catalog', { params: { query: { limit: 1 } } }));
     return { value: page.total };
   },
 
   async runningRuns(platform: Platform): Promise<Figure> {
-    const page = workers.RunPage.parse(await platform.request('workers', '/api/v1/workflows/running', { query: { limit: 1 } }));
+    const page = await unwrap(platform.workers.GET('/api/v1/workflows/running', { params: { query: { limit: 1 } } }));
     return { value: page.total, note: 'in progress' };
   },
 
   async spansToday(platform: Platform, now = new Date()): Promise<Figure> {
-    const counts = tracing.SpanCounts.parse(await platform.request('tracing', '/api/spans/count', { query: { from: startOfUtcDay(now) } }));
+    const counts = await unwrap(platform.tracing.GET('/api/spans/count', { params: { query: { from: startOfUtcDay(now) } } }));
     return { value: counts.total, note: 'since 00:00 UTC' };
   },
 
@@ -53,15 +53,13 @@ export const figures = {
    * most recent workflows, and says so when there were more to read.
    */
   async failedLastHour(platform: Platform, now = Date.now()): Promise<Figure> {
-    const catalog = workflowEngine.CatalogResponse.parse(
-      await platform.request('workflow-engine', '/api/v1/workflows/catalog', { query: { limit: FAILED_WORKFLOWS_READ } }),
-    );
+    const catalog = await unwrap(platform.workflowEngine.GET('/api/v1/workflows/catalog', { params: { query: { limit: FAILED_WORKFLOWS_READ } } }));
     const since = now - 3_600_000;
     const histories = await Promise.all(
-      catalog.workflows.map(async (workflow) =>
-        workflowEngine.ExecutionHistory.parse(
-          await platform.request('workflow-engine', `/api/v1/workflows/${encodeURIComponent(workflow.id)}/executions`, {
-            query: { limit: FAILED_EXECUTIONS_READ },
+      catalog.workflows.map((workflow) =>
+        unwrap(
+          platform.workflowEngine.GET('/api/v1/workflows/{workflowId}/executions', {
+            params: { path: { workflowId: workflow.id }, query: { limit: FAILED_EXECUTIONS_READ } },
           }),
         ),
       ),

@@ -13,7 +13,7 @@ const LIMIT = 50;
 function keyState(key: ApiKey, now = Date.now()): { label: string; color: string } {
   if (key.revokedAt && Date.parse(key.revokedAt) <= now) return { label: 'revoked', color: 'red' };
   if (key.expiresAt && Date.parse(key.expiresAt) <= now) return { label: 'expired', color: 'gray' };
-  if (key.revokedAt) return { label: 'rotating out', color: 'yellow' };
+  if (key.revokedAt) return { label: 'rotating out', color: 'orange' };
   return { label: 'active', color: 'green' };
 }
 

@@ -47,7 +47,7 @@ export function CreateApiKeyModal({ opened, onClose }: { opened: boolean; onClos
     <Modal opened={opened} onClose={close} title={issued ? 'API key issued' : 'New API key'} size="lg">
       {issued ? (
         <Stack>
-          <Alert color="yellow" title="Copy the key now">
+          <Alert color="orange" title="Copy the key now">
             This is the only time the key of <b>{issued.service}</b> is shown: auth keeps only its hash.
           </Alert>
           <Code block data-testid="issued-api-key">
