@@ -1,3 +1,4 @@
+import { LocalModelsClient } from '@platform/clients';
 import { eventually } from '@platform/testing';
 import OpenAI, { APIError } from 'openai';
 import request from 'supertest';
@@ -204,6 +205,13 @@ describe('the openai npm client against local-models', () => {
     });
     expect(usage.items.map((item: { endpoint: string }) => item.endpoint).sort()).toEqual(['chat.completions', 'embeddings']);
     expect(usage.totals).toMatchObject({ promptTokens: 4, completionTokens: 3 });
+  });
+
+  it("answers the platform's typed client (LocalModelsClient) on /v1", async () => {
+    const typed = new LocalModelsClient({ baseUrl: h.url, timeoutMs: 10_000 });
+    const answer = await typed.chatCompletion({ model: 'llama3.2', messages: [{ role: 'user', content: 'typed call' }] }, { bearer: tokenOf(h.user) });
+    expect(answer.choices[0].message.content).toBe('echo: typed call');
+    expect((await typed.models({ bearer: tokenOf(h.user) })).data.map((model) => model.id)).toContain('tiny:latest');
   });
 
   it('surfaces errors in OpenAI shape: status, code, param and message', async () => {

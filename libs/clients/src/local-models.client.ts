@@ -1,3 +1,4 @@
+import { localModels } from '@platform/contracts';
 import { z } from 'zod';
 import { ServiceClient, type ClientOptions } from './service-client';
 
@@ -41,6 +42,19 @@ export class LocalModelsClient {
   /** Embeddings of one text or several; deterministic, so retried like a read. */
   embed(model: string, input: string | string[], call: { bearer?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<EmbedResponse> {
     return this.http.request('POST', '/api/embed', { ...call, body: { model, input }, schema: EmbedResponse, idempotent: true });
+  }
+
+  /** OpenAI's chat completion (`/v1/chat/completions`), whole; not retried (it costs time). */
+  chatCompletion(
+    request: Omit<localModels.ChatCompletionRequest, 'stream'>,
+    call: { bearer?: string; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<localModels.ChatCompletion> {
+    return this.http.request('POST', '/v1/chat/completions', { ...call, body: { ...request, stream: false }, schema: localModels.ChatCompletion });
+  }
+
+  /** OpenAI's model list (`/v1/models`). */
+  models(call: { bearer?: string } = {}): Promise<localModels.ModelList> {
+    return this.http.request('GET', '/v1/models', { ...call, schema: localModels.ModelList, idempotent: true });
   }
 
   tags(call: { bearer?: string } = {}): Promise<unknown> {
