@@ -77,3 +77,10 @@ export async function* paginateCursor<Page>(
     cursor = next;
   }
 }
+
+/** Every item of an async iterator, in an array: `await collect(paginate(...))`. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
