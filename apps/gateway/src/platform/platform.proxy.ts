@@ -65,6 +65,8 @@ export function platformProxy(options: PlatformProxyOptions): RequestHandler {
         const silence = () => fail(new Error(`${service} stopped sending its answer`));
         deadline = setTimeout(silence, options.timeoutMs);
         incoming.on('data', () => deadline.refresh());
+        // A caller reading slowly holds the service back: that is no silence of the service's.
+        res.on('drain', () => deadline.refresh());
       }
       res.writeHead(
         incoming.statusCode ?? 502,
