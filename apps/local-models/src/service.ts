@@ -29,7 +29,8 @@ export const localModelsService = defineService({
   port: 3011,
   openapi: {
     title: 'Local model service',
-    description: 'Runs models locally behind the Ollama API (spec 2): GGUF files in-process with node-llama-cpp, and the models of an Ollama server.',
+    description:
+      "Runs models locally behind the Ollama API (spec 2) and OpenAI's API (`/v1`): GGUF files in-process with node-llama-cpp, and the models of an Ollama server.",
   },
   config: {
     /** An Ollama server whose models are served too; empty: none. */
