@@ -134,6 +134,32 @@ describe('the openai npm client against local-models', () => {
     expect(answer.choices[0].message.content).toBeNull();
   });
 
+  it('lets an embedded model choose between answering and calling a tool (auto, required)', async () => {
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { enum: ['paris', 'rome'] } } } } },
+      { type: 'function', function: { name: 'time', parameters: { type: 'object', properties: { zone: { enum: ['utc', 'cet'] } } } } },
+    ];
+    const required = await client.chat.completions.create({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'weather or time' }],
+      tools,
+      tool_choice: 'required',
+      max_tokens: 200,
+      temperature: 0,
+    });
+    const [call] = required.choices[0].message.tool_calls as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[];
+    expect(required.choices[0].finish_reason).toBe('tool_calls');
+    expect(['weather', 'time']).toContain(call.function.name);
+    expect(JSON.parse(call.function.arguments)).toEqual(expect.any(Object));
+
+    // auto: a call or an answer, either way in OpenAI's shape (an answer cut by max_tokens is text).
+    const auto = await client.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hello' }], tools, max_tokens: 40, temperature: 0 });
+    const choice = auto.choices[0];
+    expect(['stop', 'length', 'tool_calls']).toContain(choice.finish_reason);
+    if (choice.finish_reason === 'tool_calls') expect(choice.message.tool_calls!.length).toBe(1);
+    else expect(typeof choice.message.content).toBe('string');
+  });
+
   it('keeps the answer to JSON with response_format, by grammar or by Ollama format', async () => {
     const json = await client.chat.completions.create({
       model: 'tiny',
