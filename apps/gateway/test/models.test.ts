@@ -110,14 +110,26 @@ describe('the model route: OpenAI API at the gateway', () => {
     }
     expect(text).toBe('echo: one two three');
     expect(chunks.length).toBeGreaterThan(3);
-    // The gateway asked for the usage chunk (it counts the tokens), so it is the last one.
-    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    // The gateway asks local-models for the usage chunk to count the tokens, and keeps it to itself.
+    expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true);
+    expect(chunks.at(-1)!.choices[0].finish_reason).toBe('stop');
 
     const usage = await eventually(async () => {
       const res = await request(g.app).get(`/api/v1/model-access/${sub}`).set('Authorization', admin());
       return res.body.usage?.totalTokens === 7 ? res.body : undefined;
     });
     expect(usage).toMatchObject({ subject: sub, models: ['*'], monthlyTokenBudget: null, usage: { promptTokens: 3, completionTokens: 4, requests: 1 } });
+
+    // A caller that asks for the usage chunk gets it, last.
+    const asked = await clientFor(sub).chat.completions.create({
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'four five' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const all = [];
+    for await (const chunk of asked) all.push(chunk);
+    expect(all.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } });
   });
 
   it('embeds through local-models, with an API key as the credential', async () => {

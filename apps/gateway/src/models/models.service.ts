@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { GenAiSpan, type GenAiOperation } from './genai-span';
 import type { ModelAccessService } from './model-access.service';
-import { callUpstream, readBody, UpstreamUnreachable, UsageTap, type AnswerUsage } from './upstream-call';
+import { callUpstream, readBody, SseEvents, UpstreamUnreachable, UsageTap, type AnswerUsage } from './upstream-call';
 import type { ModelUpstreams, Upstream } from './upstreams';
 
 /** Who calls the model route: the token's subject and the token itself (forwarded to local-models). */
@@ -89,7 +89,9 @@ export class ModelRouteService {
       // From here the answer is the caller's, passed through as it arrives.
       if (index > 0) res.setHeader('X-Platform-Fallback', model);
       res.setHeader('X-Platform-Upstream', upstream.name);
-      const usage = await this.pipe(response, res, status, signal);
+      // The usage chunk the gateway asked for itself is not passed on: the caller gets what it asked for.
+      const dropUsageChunk = streamed && operation === 'chat' && body.stream_options?.include_usage !== true;
+      const usage = await this.pipe(response, res, status, signal, dropUsageChunk);
       if (status >= 300) return span.failed(String(status), `${upstream.name} refused the request`);
       if (usage) this.access.record(caller.sub, usage.promptTokens, usage.completionTokens);
       return span.answered(upstream, model, usage, this.pricing, index > 0);
@@ -126,7 +128,7 @@ export class ModelRouteService {
   }
 
   /** The answer to the caller chunk by chunk, its usage read on the way. */
-  private async pipe(response: IncomingMessage, res: Response, status: number, signal: AbortSignal): Promise<AnswerUsage | undefined> {
+  private async pipe(response: IncomingMessage, res: Response, status: number, signal: AbortSignal, dropUsageChunk: boolean): Promise<AnswerUsage | undefined> {
     const contentType = response.headers['content-type'] ?? 'application/json';
     const sse = contentType.startsWith('text/event-stream');
     res.status(status);
@@ -134,11 +136,23 @@ export class ModelRouteService {
     if (sse) res.setHeader('Cache-Control', 'no-cache');
     else if (response.headers['content-length']) res.setHeader('Content-Length', response.headers['content-length']);
     const tap = new UsageTap(sse);
+    const events = sse && dropUsageChunk ? new SseEvents() : undefined;
+    const write = async (chunk: Buffer | string) => {
+      if (!res.write(chunk)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+    };
     try {
       for await (const chunk of response as AsyncIterable<Buffer>) {
         tap.push(chunk);
-        if (!res.write(chunk)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+        if (!events) {
+          await write(chunk);
+          continue;
+        }
+        // Event by event, so the one usage-only chunk can be left out; each goes on as soon as it is whole.
+        const passed = events.push(chunk).filter((event) => !SseEvents.usageOnly(event));
+        if (passed.length > 0) await write(passed.join(''));
       }
+      const rest = events?.rest();
+      if (rest) await write(rest);
     } catch (error) {
       if (!signal.aborted) {
         this.logger.warn({ err: error }, 'model upstream broke off mid-answer');

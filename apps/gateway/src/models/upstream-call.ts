@@ -136,3 +136,39 @@ export class UsageTap {
     }
   }
 }
+
+/** A server-sent event stream cut into whole events (each with its blank line), as they complete. */
+export class SseEvents {
+  private readonly decoder = new StringDecoder('utf8');
+  private text = '';
+
+  push(chunk: Buffer): string[] {
+    this.text += this.decoder.write(chunk);
+    const events: string[] = [];
+    let end = this.text.indexOf('\n\n');
+    while (end >= 0) {
+      events.push(this.text.slice(0, end + 2));
+      this.text = this.text.slice(end + 2);
+      end = this.text.indexOf('\n\n');
+    }
+    return events;
+  }
+
+  /** What is left unfinished at the end of the stream. */
+  rest(): string {
+    const rest = this.text + this.decoder.end();
+    this.text = '';
+    return rest;
+  }
+
+  /** Whether an event is the chunk of `stream_options.include_usage`: no choices, only the usage. */
+  static usageOnly(event: string): boolean {
+    if (!event.startsWith('data: {') || !event.includes('"usage"')) return false;
+    try {
+      const chunk = JSON.parse(event.slice(6)) as { choices?: unknown[]; usage?: unknown };
+      return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage !== null && chunk.usage !== undefined;
+    } catch {
+      return false;
+    }
+  }
+}
