@@ -137,11 +137,42 @@ export function batchEvents(platform: PlatformClient, batchId: string, options?:
   return openStream<ExecutionEvent>(platform, 'workflowEngine', `/api/v1/batches/${encodeURIComponent(batchId)}/stream`, options);
 }
 
-/** The MCP registry's connection and health events, of the kinds asked for. */
-export function registryEvents(
+/**
+ * The MCP registry's connection and health events, of the kinds asked for; resolves once the
+ * registry confirmed the subscription, so nothing that happens afterwards is missed.
+ */
+export async function registryEvents(
   platform: PlatformClient,
   events: RegistryEvent['type'][] = ['connection-status', 'health-check', 'capability-request'],
   options?: Omit<StreamOptions, 'send'>,
 ): Promise<EventStream<RegistryEvent>> {
-  return openStream<RegistryEvent>(platform, 'mcpRegistry', '/registry/stream', { ...options, send: { action: 'subscribe', events } });
+  type Message = RegistryEvent | { type: 'welcome' | 'subscribed' | 'unsubscribed' } | { type: 'error'; error: { code: string; message: string } };
+  const stream = await openStream<Message>(platform, 'mcpRegistry', '/registry/stream', { ...options, send: { action: 'subscribe', events } });
+  const next = async (): Promise<IteratorResult<Message>> => {
+    const result = await stream.next();
+    if (!result.done && result.value.type === 'error') {
+      stream.close();
+      const { code, message } = (result.value as { error: { code: string; message: string } }).error;
+      throw new PlatformError(400, code, message);
+    }
+    return result;
+  };
+  for (;;) {
+    const result = await next();
+    if (result.done) break;
+    if (result.value.type === 'subscribed') break;
+  }
+  const filtered: EventStream<RegistryEvent> = {
+    close: stream.close,
+    [Symbol.asyncIterator]: () => filtered,
+    async next() {
+      for (;;) {
+        const result = await next();
+        if (result.done) return result as IteratorResult<RegistryEvent>;
+        if (events.includes(result.value.type as RegistryEvent['type'])) return result as IteratorResult<RegistryEvent>;
+      }
+    },
+    return: () => stream.return!() as Promise<IteratorResult<RegistryEvent>>,
+  };
+  return filtered;
 }

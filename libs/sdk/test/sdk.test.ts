@@ -1,5 +1,6 @@
 import { uniqueName } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import WebSocket from 'ws';
 import {
   createPlatformClient,
@@ -7,6 +8,7 @@ import {
   memoryStore,
   paginate,
   paginateCursor,
+  registryEvents,
   PlatformError,
   PlatformSession,
   unwrap,
@@ -25,7 +27,10 @@ let platform: PlatformClient;
 const WS = WebSocket as unknown as WebSocketConstructor;
 
 beforeAll(async () => {
-  booted = await bootPlatform('sdk');
+  booted = await bootPlatform('sdk', {
+    MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
+    MCP_STDIO_PATH: path.join(__dirname, '../../../node_modules/.bin'),
+  });
   session = new PlatformSession({ baseUrl: booted.urls.gateway, WebSocket: WS, clientId: 'sdk-test' });
   await session.loginWithPassword(booted.admin.username, booted.admin.password);
   platform = session.client();
@@ -242,4 +247,26 @@ describe('streams', () => {
     const missing = await executionEvents(platform, '00000000-0000-4000-8000-000000000000');
     expect(await failure(missing.next())).toMatchObject({ status: 404 });
   });
+
+  it("iterates the MCP registry's events once subscribed, through the gateway", async () => {
+    const events = await registryEvents(platform, ['health-check']);
+    try {
+      const connection = await unwrap(
+        platform.mcpRegistry.POST('/connections', {
+          body: { name: uniqueName('everything'), type: 'server', protocol: 'stdio', endpoint: { command: 'mcp-server-everything', args: [] }, capabilities: ['echo'] },
+        }),
+      );
+      await unwrap(platform.mcpRegistry.POST('/connections/{connectionId}/health-check', { params: { path: { connectionId: connection.id } } }));
+      let seen;
+      for await (const event of events) {
+        if (event.connectionId === connection.id) {
+          seen = event;
+          break;
+        }
+      }
+      expect(seen).toMatchObject({ type: 'health-check', connectionId: connection.id, timestamp: expect.any(String) });
+    } finally {
+      events.close();
+    }
+  }, 60_000);
 });
