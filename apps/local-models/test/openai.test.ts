@@ -291,3 +291,30 @@ describe('the openai npm client against local-models', () => {
     }
   });
 });
+
+describe('a busy embedded model through the openai client', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ ollama: false, env: { LOCAL_MODELS_PARALLEL: '1', LOCAL_MODELS_QUEUE: '0', LOCAL_MODELS_MAX_PREDICT: '200000' } });
+  });
+  afterAll(() => h.stop());
+
+  it('answers 503 service_unavailable in OpenAI shape while its one sequence is taken, and serves again once the stream is aborted', async () => {
+    const client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: h.user.replace(/^Bearer /, ''), maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hello' }], stream: true, max_tokens: 200000 });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).value.choices[0].delta.role).toBe('assistant');
+
+    const busy = await client.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(APIError);
+    expect(busy).toMatchObject({ status: 503, type: 'server_error', code: 'service_unavailable' });
+    expect((busy as APIError).headers?.get('retry-after')).toBe('1');
+
+    stream.controller.abort();
+    await iterator.next().catch(() => undefined);
+    const served = await eventually(() =>
+      client.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }).catch(() => undefined),
+    );
+    expect(served.usage!.completion_tokens).toBe(2);
+  });
+});
