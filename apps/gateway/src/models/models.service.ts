@@ -31,6 +31,9 @@ interface Failure {
 
 type ModelRequest = Record<string, unknown> & { model: string; stream?: boolean | null; stream_options?: Record<string, unknown> | null };
 
+/** A listing waits at most this long for an upstream, whatever a generation may take. */
+const LISTING_TIMEOUT_MS = 10_000;
+
 const messageOf = (text: string) => {
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string };
@@ -107,7 +110,8 @@ export class ModelRouteService {
     const lists = await Promise.all(
       this.upstreams.all.map(async (upstream) => {
         try {
-          const response = await callUpstream(upstream, 'GET', '/models', undefined, await this.authorization(upstream, caller), new AbortController().signal, this.options.timeoutMs);
+          const headers = await this.authorization(upstream, caller);
+          const response = await callUpstream(upstream, 'GET', '/models', undefined, headers, new AbortController().signal, Math.min(this.options.timeoutMs, LISTING_TIMEOUT_MS));
           const text = await readBody(response, 4 * 1024 * 1024);
           if ((response.statusCode ?? 500) >= 300) throw new Error(`${response.statusCode}: ${messageOf(text).slice(0, 200)}`);
           const { data = [] } = JSON.parse(text) as { data?: localModels.OpenAiModel[] };
