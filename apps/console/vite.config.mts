@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const gateway = process.env.CONSOLE_GATEWAY_URL ?? 'http://127.0.0.1:3002';
+// The repository's `@platform/*` aliases, from the one place they are declared.
+const paths = (JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } })
+  .compilerOptions.paths;
+const alias = Object.fromEntries(Object.entries(paths).map(([name, [target]]) => [name, path.join(root, target)]));
 
 // The console is served by the gateway from dist/apps/console; `serve` proxies its API the same way.
 export default defineConfig({
@@ -11,10 +16,7 @@ export default defineConfig({
   base: '/',
   plugins: [react()],
   resolve: {
-    alias: {
-      '@platform/contracts': path.join(root, 'libs/contracts/src/index.ts'),
-      '@platform/sdk': path.join(root, 'libs/sdk/src/index.ts'),
-    },
+    alias,
   },
   build: {
     outDir: path.join(root, 'dist/apps/console'),
