@@ -1,6 +1,6 @@
 // The console's canvas with a large workflow: `npm run bench:console-canvas`.
 // The whole platform boots as `npm run up` boots it (its own database and a private Redis), the
-// console built into dist/apps/console is served by the gateway, and headless Chromium signs in
+// console, built from the checkout into a folder of the run's own, is served by the gateway, and headless Chromium signs in
 // once. Then, rounds alternating so both sides see the same machine load, the page of a stored
 // workflow is loaded from scratch (a navigation: the JavaScript, the session refresh, the API reads,
 // xyflow's drawing and measuring of every node): a 200-node workflow, and beside it the baseline,
@@ -11,7 +11,7 @@
 import { startPrivateRedis, testDatabaseUrl } from '@platform/testing';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from '@playwright/test';
@@ -75,11 +75,14 @@ async function openCanvas(page: Page, baseUrl: string, workflowId: string, nodes
 }
 
 async function main() {
-  if (!existsSync(path.join(ROOT, 'dist/apps/console/index.html'))) {
-    console.log('building the console (dist/apps/console) ...');
-    const built = spawnSync('npx', ['nx', 'run', 'console:build', '--outputStyle=static'], { cwd: ROOT, stdio: 'inherit' });
-    if (built.status !== 0) throw new Error('the console did not build');
-  }
+  // The console as the checkout has it now, built into a folder of this run's own (others rebuild dist/apps/console at will).
+  const consoleDir = mkdtempSync(path.join(os.tmpdir(), 'console-canvas-bench-'));
+  console.log('building the console ...');
+  const built = spawnSync('npx', ['vite', 'build', '--config', 'apps/console/vite.config.mts', '--outDir', consoleDir, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('the console did not build');
   const database = new URL(testDatabaseUrl);
   database.pathname = `${database.pathname.replace(/\/$/, '') || '/platform'}_bench_console_canvas`;
   const redis = await startPrivateRedis();
@@ -97,6 +100,9 @@ async function main() {
     AUTH_ADMIN_PASSWORD: admin.password,
     OTEL_SDK_DISABLED: 'true',
     WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
+    GATEWAY_CONSOLE_DIR: consoleDir,
+    // The bench signs in through the page, and the admin logs in once more through the API.
+    AUTH_LOGIN_RATE_LIMIT: '10000',
   };
   for (const name of Object.keys(env)) if (/_API_KEY$|_DATABASE_URL$|^GATEWAY_REPLY_SECRET$|^TRACING_INGEST_KEYS$/.test(name)) delete env[name];
   console.log('booting the platform ...');
@@ -170,6 +176,7 @@ async function main() {
     await browser.close();
     await platform.stop();
     await redis.stop();
+    rmSync(consoleDir, { recursive: true, force: true });
   }
 }
 

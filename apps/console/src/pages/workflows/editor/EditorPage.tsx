@@ -192,6 +192,7 @@ function Editor() {
         <Box style={{ flex: 1, border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, overflow: 'hidden' }}>
           <WorkflowCanvas
             label="Workflow canvas"
+            fitOnLoad={Boolean(workflowId)}
             nodes={shown}
             edges={edges}
             onNodesChange={(changes) => {

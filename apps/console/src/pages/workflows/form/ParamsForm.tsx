@@ -104,7 +104,7 @@ export function ParamsForm({
                 autosize
                 minRows={2}
                 maxRows={8}
-                ff="monospace"
+                styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
                 placeholder="text, or a JSON value"
                 value={String(values[field.name] ?? '')}
                 onChange={(event) => set(field.name, event.currentTarget.value)}

@@ -26,6 +26,7 @@ export function WorkflowCanvas({
   onSelect,
   onDrop,
   label,
+  fitOnLoad = true,
 }: {
   nodes: ComponentFlowNode[];
   edges: Edge[];
@@ -36,6 +37,8 @@ export function WorkflowCanvas({
   onSelect?: (nodeId: string | undefined) => void;
   onDrop?: (event: DragEvent) => void;
   label: string;
+  /** Zoom to the graph once its nodes are drawn (a stored flow); a new, empty one keeps the canvas as it is, so drops land where they are made. */
+  fitOnLoad?: boolean;
 }) {
   return (
     <div
@@ -64,7 +67,7 @@ export function WorkflowCanvas({
         nodesConnectable={!readOnly}
         edgesReconnectable={!readOnly}
         deleteKeyCode={readOnly ? null : ['Backspace', 'Delete']}
-        fitView
+        fitView={fitOnLoad}
         fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
