@@ -1,6 +1,8 @@
 import { startFakeOllama, uniqueName, type FakeOllama } from '@platform/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -20,6 +22,8 @@ const ROOT = path.resolve(__dirname, '../../..');
 jest.setTimeout(180_000);
 let booted: BootedPlatform;
 let ollama: FakeOllama;
+/** An HTTP server that answers nothing: a workers step calling it runs until cancelled. */
+let stall: { url: string; stop(): Promise<void> };
 let home: string;
 let env: Record<string, string>;
 const credentialsPath = () => path.join(home, 'config', 'platform', 'credentials.json');
@@ -37,6 +41,20 @@ function quietIo() {
   return { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, written: () => text };
 }
 
+async function stallingServer() {
+  const sockets = new Set<Socket>();
+  const server = http.createServer(() => undefined);
+  server.on('connection', (socket) => (sockets.add(socket), socket.once('close', () => sockets.delete(socket))));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 function file(name: string, content: unknown): string {
   const target = path.join(home, name);
   writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
@@ -45,11 +63,13 @@ function file(name: string, content: unknown): string {
 
 beforeAll(async () => {
   ollama = await startFakeOllama();
+  stall = await stallingServer();
   booted = await bootPlatform('cli', {
     OLLAMA_URL: ollama.url,
     OLLAMA_TAGS_TTL_MS: '1',
     MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
     MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
+    WORKERS_ALLOW_PRIVATE_URLS: 'true',
   });
   home = mkdtempSync(path.join(os.tmpdir(), 'platform-cli-'));
   env = { HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), PLATFORM_URL: booted.urls.gateway };
@@ -58,6 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await booted?.stop();
   await ollama?.stop();
+  await stall?.stop();
   if (home) rmSync(home, { recursive: true, force: true });
 }, 90_000);
 
@@ -219,10 +240,30 @@ describe('workflows and runs', () => {
     expect(shown(status)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Run \S+: completed in \d+ ms\nNODE\s+STATUS\s+MS\s+ATTEMPTS\ncheck\s+completed/) });
   });
 
-  it('runs (workers): lists the running ones; an unknown run is exit 4', async () => {
-    const listed = await cli(['runs', 'list', '-o', 'json']);
-    expect(shown(listed)).toMatchObject({ code: 0 });
-    expect(Array.isArray(json(listed))).toBe(true);
+  it('runs (workers): lists a running run, shows it, cancels it, retries it', async () => {
+    const token = JSON.parse(readFileSync(credentialsPath(), 'utf8'))[booted.urls.gateway].accessToken as string;
+    const created = await fetch(`${booted.urls.workers}/api/v1/workflows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: uniqueName('cli-run'), steps: [{ id: 'wait', type: 'http', url: `${stall.url}/stall` }] }),
+    });
+    expect(created.status).toBe(202);
+    const runId = ((await created.json()) as { workflow_id: string }).workflow_id;
+
+    const listed = await cli(['runs', 'list']);
+    expect(shown(listed)).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^${runId}\\s+cli-run-\\w+\\s+1\\s+(pending|running)$`, 'm')) });
+    const dag = await cli(['runs', 'show', runId]);
+    expect(shown(dag)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^STEP\s+STATE\s+ATTEMPT\nwait\s+/m) });
+    const cancelled = await cli(['runs', 'cancel', runId, '-o', 'json']);
+    expect(shown(cancelled)).toMatchObject({ code: 0 });
+    expect(json(cancelled)).toMatchObject({ state: 'cancelled' });
+    expect((await cli(['runs', 'cancel', runId])).code).toBe(1); // 409: it has ended
+    const retried = await cli(['runs', 'retry', runId, '-o', 'json']);
+    expect(shown(retried)).toMatchObject({ code: 0 });
+    expect((await cli(['runs', 'cancel', runId])).code).toBe(0);
+  });
+
+  it('runs (workers): an unknown run is exit 4, a malformed id exit 2', async () => {
     for (const command of ['show', 'cancel', 'retry']) expect((await cli(['runs', command, randomUUID()])).code).toBe(4);
     expect((await cli(['runs', 'show', 'not-a-uuid'])).code).toBe(2);
   });
