@@ -28,10 +28,20 @@ export const test = base.extend({
 });
 export { expect };
 
-/** Signs in through the sign-in page (the one shown, or /sign-in) and waits for the console to show the user. */
+/**
+ * Signs in through the sign-in page (the one shown, with its `next`, or /sign-in) and waits for the
+ * console to show the user; whoever was signed in before signs out first.
+ */
 export async function signIn(page: Page, user: Credentials = adminCredentials()): Promise<void> {
   if (!new URL(page.url(), 'http://x').pathname.startsWith('/sign-in')) await page.goto('/sign-in');
-  await page.getByRole('textbox', { name: 'Username' }).fill(user.username);
+  const username = page.getByRole('textbox', { name: 'Username' });
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  await expect(username.or(signOut)).toBeVisible();
+  if (await signOut.isVisible()) {
+    await signOut.click();
+    await expect(username).toBeVisible();
+  }
+  await username.fill(user.username);
   await page.getByRole('textbox', { name: 'Password', exact: true }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByTestId('signed-in-user')).toHaveText(user.username);
@@ -66,8 +76,18 @@ export async function createUser(permissions: string[], roles: string[] = ['user
   return { ...user, id };
 }
 
-/** No `serious` or `critical` axe-core violation on the page as it is now. */
+/**
+ * No `serious` or `critical` axe-core violation on the page as it is now, once its transitions have
+ * ended (a color half-way through a hover or an opening dialog is not what a reader sees).
+ */
 export async function expectAccessible(page: Page): Promise<void> {
+  await page.mouse.move(0, 0);
+  // Spinners run forever: only transitions and animations that end are waited for.
+  await page.waitForFunction(
+    () => document.getAnimations().every((animation) => animation.playState !== 'running' || animation.effect?.getTiming().iterations === Infinity),
+    undefined,
+    { timeout: 10_000 },
+  );
   const results = await new AxeBuilder({ page }).analyze();
   const blocking = results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
