@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { eventually, spawnService, startFakeOllama, uniqueName, type FakeOllama, type ServiceProcess } from '@platform/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,29 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/**
+ * An OpenAI-compatible upstream that fails as asked by the model name: `flaky-500` answers 500,
+ * `flaky-slow` says nothing for 4 s, `flaky-400` refuses the request (its own 400).
+ */
+async function flakyUpstream(): Promise<{ url: string; calls: string[]; server: Server }> {
+  const calls: string[] = [];
+  const server = createHttpServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const model = (JSON.parse(text || '{}') as { model?: string }).model ?? '';
+      calls.push(`${req.method} ${req.headers.authorization} ${model}`);
+      const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (model === 'flaky-500') return json(500, { error: { message: 'the upstream broke', type: 'server_error', code: null, param: null } });
+      if (model === 'flaky-400') return json(400, { error: { message: "'temperature' is too high", type: 'invalid_request_error', code: null, param: 'temperature' } });
+      if (model === 'flaky-slow') return void setTimeout(() => json(200, {}), 4000);
+      json(404, { error: { message: 'unknown', type: 'invalid_request_error', code: 'model_not_found', param: 'model' } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, calls, server };
+}
+
 const caught = <T>(promise: Promise<T>) => promise.then(() => undefined, (error: unknown) => error as APIError);
 const PERMISSIONS = ['models:read', 'models:invoke'];
 
@@ -34,6 +58,7 @@ describe('the model route: OpenAI API at the gateway', () => {
   let localModels: ServiceProcess;
   let ollama: FakeOllama;
   let modelsDir: string;
+  let flaky: Awaited<ReturnType<typeof flakyUpstream>>;
   const clientFor = (sub: string, permissions = PERMISSIONS) =>
     new OpenAI({ baseURL: `${g.service.url}/v1`, apiKey: g.issuer.bearer(permissions, { sub }).replace(/^Bearer /, ''), maxRetries: 0 });
   const admin = () => g.issuer.bearer(['gateway:admin'], { sub: 'model-admin' });
@@ -56,13 +81,26 @@ describe('the model route: OpenAI API at the gateway', () => {
       timeoutMs: 90_000,
     });
     const down = `http://127.0.0.1:${await closedPort()}/v1`;
+    flaky = await flakyUpstream();
+    // apiKeyEnv names a variable of the process environment, where an operator keeps the secret.
+    process.env.FLAKY_UPSTREAM_KEY = 'sk-flaky-secret';
     g = await startGateway(
       {
         LOCAL_MODELS_URL: localModels.url,
         GATEWAY_MODEL_UPSTREAMS: JSON.stringify([
           { name: 'remote', url: down, apiKey: 'sk-remote', system: 'openai', models: [{ name: 'gpt-big', fallbacks: ['llama3.2'] }, 'gpt-*'] },
+          {
+            name: 'flaky',
+            url: flaky.url,
+            apiKeyEnv: 'FLAKY_UPSTREAM_KEY',
+            models: [
+              { name: 'flaky-500', fallbacks: ['llama3.2'] },
+              { name: 'flaky-slow', fallbacks: ['llama3.2'] },
+              { name: 'flaky-400', fallbacks: ['llama3.2'] },
+            ],
+          },
         ]),
-        GATEWAY_MODEL_TIMEOUT_MS: '5000',
+        GATEWAY_MODEL_TIMEOUT_MS: '3000',
         GATEWAY_MODEL_PRICES: JSON.stringify({ 'llama3.2': { input: 1, output: 2 } }),
       },
       fakes,
@@ -72,6 +110,7 @@ describe('the model route: OpenAI API at the gateway', () => {
     await g?.stop();
     await localModels?.stop();
     await ollama?.stop();
+    flaky?.server.close();
     rmSync(modelsDir, { recursive: true, force: true });
   });
 
@@ -202,6 +241,24 @@ describe('the model route: OpenAI API at the gateway', () => {
     expect(failed).toMatchObject({ status: 502, code: 'upstream_error', type: 'server_error' });
     expect(failed!.message).toMatch(/gpt-other at remote: remote cannot be reached/);
   });
+
+  it("falls back on an upstream's 5xx and silence, and passes its 4xx through, with its own key", async () => {
+    const client = clientFor(uniqueName('user'));
+    for (const model of ['flaky-500', 'flaky-slow']) {
+      const { data, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'still there' }] }).withResponse();
+      expect([model, data.model, response.headers.get('x-platform-fallback')]).toEqual([model, 'llama3.2:latest', 'llama3.2']);
+    }
+    const refused = await caught(client.chat.completions.create({ model: 'flaky-400', messages: [{ role: 'user', content: 'x' }] }));
+    expect(refused).toMatchObject({ status: 400, param: 'temperature' });
+    expect(refused!.message).toContain("'temperature' is too high");
+    // The upstream got its key (from FLAKY_UPSTREAM_KEY), never the caller's token.
+    expect(flaky.calls.filter((call) => call.startsWith('POST'))).toEqual([
+      'POST Bearer sk-flaky-secret flaky-500',
+      'POST Bearer sk-flaky-secret flaky-slow',
+      'POST Bearer sk-flaky-secret flaky-400',
+    ]);
+    expect(flaky.calls.every((call) => call.includes('Bearer sk-flaky-secret'))).toBe(true);
+  }, 20_000);
 
   it('refuses callers without a credential or the permission, in OpenAI shape', async () => {
     const anonymous = await request(g.app).post('/v1/chat/completions').send({ model: 'llama3.2', messages: [{ role: 'user', content: 'x' }] });
