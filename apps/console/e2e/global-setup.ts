@@ -1,4 +1,4 @@
-import { startPrivateRedis, testDatabaseUrl } from '@platform/testing';
+import { startFakeOllama, startPrivateRedis, testDatabaseUrl } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -38,7 +38,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   mkdirSync(OUTPUT_DIR, { recursive: true });
   cpSync(BUILT_CONSOLE, consoleDir, { recursive: true });
 
-  const [databaseUrl, redis] = await Promise.all([freshDatabase(), startPrivateRedis()]);
+  const [databaseUrl, redis, ollama] = await Promise.all([freshDatabase(), startPrivateRedis(), startFakeOllama()]);
   const admin = { username: 'console-admin', password: randomBytes(16).toString('hex') };
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -54,7 +54,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     AUTH_ADMIN_PASSWORD: admin.password,
     TRACING_INGEST_KEY: randomBytes(24).toString('hex'),
     OTEL_SDK_DISABLED: 'false',
-    OLLAMA_URL: '',
+    // local-models serves the fake Ollama's models; mcp-registry may start the MCP reference server.
+    OLLAMA_URL: ollama.url,
+    MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
+    MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
     WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
     GATEWAY_CONSOLE_DIR: consoleDir,
     // Every test signs in through the page; auth's default (10 a quarter hour per account) is for people.
@@ -66,7 +69,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   try {
     platform = await startPlatform(env, 420_000);
   } catch (error) {
-    await redis.stop();
+    await Promise.all([redis.stop(), ollama.stop()]);
     throw error;
   }
   process.env.CONSOLE_E2E_URLS = JSON.stringify(platform.urls);
@@ -74,7 +77,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   return async () => {
     await platform.stop();
-    await redis.stop();
+    await Promise.all([redis.stop(), ollama.stop()]);
     // The services' logs of the run, for a failure's post-mortem.
     writeFileSync(path.join(OUTPUT_DIR, 'platform.log'), `${platform.logs.join('\n')}\n`);
     console.log(`The platform's log of this run: ${path.relative(ROOT, path.join(OUTPUT_DIR, 'platform.log'))}`);
