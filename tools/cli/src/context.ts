@@ -1,6 +1,6 @@
 import { PlatformSession, type PlatformClient, type WebSocketConstructor } from '@platform/sdk';
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { parse as parseYaml } from 'yaml';
 import { fileStore, credentialsFile } from './credentials';
@@ -56,14 +56,23 @@ export function createContext(command: Command, io: Io): Context {
   };
 }
 
-/** A JSON or YAML file, parsed; exit 2 when it cannot be read or parsed. */
-export function readDocument(file: string): unknown {
-  let text: string;
+/** Files the CLI sends are documents a person wrote; the services refuse bodies far smaller. */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/** A text file's content; exit 2 when it cannot be read or is larger than any request may be. */
+export function readText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    if (statSync(file).size > MAX_FILE_BYTES) throw new CliError(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB`, ExitCode.invalidInput);
+    return readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, ExitCode.invalidInput);
   }
+}
+
+/** A JSON or YAML file, parsed; exit 2 when it cannot be read or parsed. */
+export function readDocument(file: string): unknown {
+  const text = readText(file);
   try {
     return /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
   } catch (error) {

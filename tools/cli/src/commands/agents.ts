@@ -1,8 +1,7 @@
 import { validateManifest } from '@platform/manifest';
 import { paginate, unwrap, type PlatformClient } from '@platform/sdk';
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
-import { createContext, positiveInt, readDocument, type Io } from '../context';
+import { createContext, positiveInt, readDocument, readText, type Io } from '../context';
 import { CliError, ExitCode } from '../exit-codes';
 import { table } from '../output';
 
@@ -51,13 +50,7 @@ export function agentCommands(program: Command, io: Io): void {
     .option('--image <image>', 'a container image to deploy')
     .action(async (file: string, options: { team?: string; endpoint?: string; image?: string }, command: Command) => {
       const context = createContext(command, io);
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch (error) {
-        throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`, ExitCode.invalidInput);
-      }
-      const validation = validateManifest(text);
+      const validation = validateManifest(readText(file));
       if (!validation.valid) {
         throw new CliError(
           `${file} is not a valid manifest (schema ${validation.schemaVersion}): ${validation.errors.length} error${validation.errors.length > 1 ? 's' : ''}`,
