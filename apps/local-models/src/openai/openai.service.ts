@@ -1,54 +1,20 @@
 import type { localModels } from '@platform/contracts';
 import { badRequest } from '@platform/http';
 import type { Response } from 'express';
-import { randomBytes } from 'node:crypto';
-import type { SamplingParams } from '../backends/backend';
-import type { EmbeddedBackend, EmbeddedInput } from '../backends/embedded.backend';
+import type { EmbeddedBackend } from '../backends/embedded.backend';
 import type { OllamaBackend } from '../backends/ollama.backend';
 import type { Caller, InferenceLimits, InferenceService } from '../inference/inference.service';
-import { samplingFrom } from '../inference/sampling';
 import type { ModelCatalog, ResolvedModel } from '../models/models.service';
 import type { UsageService } from '../usage/usage.service';
-import { toolPlan } from './embedded-tools';
-import { embeddedChatInput, formatOf, ollamaChatBody, optionsOf, toolsOffered } from './openai.requests';
+import { newId, NO_SINK, OpenAiGeneration, type Generated, type Sink } from './generation';
 import { SseStream } from './sse';
 
-type ToolCall = localModels.OpenAiToolCall;
-
-/** Where a generation's output goes as it is made: nowhere for a whole answer, SSE chunks for a stream. */
-interface Sink {
-  text(text: string): void;
-  toolCall(call: ToolCall, index: number): void;
-}
-
-/** A finished generation, whichever backend made it. */
-interface Generated {
-  content: string;
-  calls: ToolCall[];
-  promptTokens: number;
-  completionTokens: number;
-  finish: localModels.FinishReason;
-}
-
-interface OllamaLine {
-  response?: string;
-  message?: { content?: string; tool_calls?: Array<{ function?: { name?: string; arguments?: unknown } }> };
-  done?: boolean;
-  done_reason?: string;
-  prompt_eval_count?: number;
-  eval_count?: number;
-}
-
-const NO_SINK: Sink = { text: () => undefined, toolCall: () => undefined };
-const newId = (prefix: string) => `${prefix}-${randomBytes(12).toString('hex')}`;
 const seconds = () => Math.floor(Date.now() / 1000);
 const usageOf = (generated: Generated): localModels.OpenAiUsage => ({
   prompt_tokens: generated.promptTokens,
   completion_tokens: generated.completionTokens,
   total_tokens: generated.promptTokens + generated.completionTokens,
 });
-const finishOf = (calls: ToolCall[], reason: string | undefined): localModels.FinishReason =>
-  calls.length > 0 ? 'tool_calls' : reason === 'length' ? 'length' : 'stop';
 
 /** A vector as OpenAI's `base64` encoding: little-endian float32 bytes. */
 function base64Vector(vector: number[]): string {
@@ -58,19 +24,22 @@ function base64Vector(vector: number[]): string {
 
 /**
  * OpenAI's API over the same backends as the Ollama routes (as Ollama, vLLM and LiteLLM serve it):
- * an Ollama model's request is translated to `/api/chat` or `/api/generate` and its NDJSON answer
- * to OpenAI's shapes line by line; an embedded model runs here, with `response_format` and tool
- * calls made by a grammar. Every call is recorded with its usage, as on the Ollama routes.
+ * the generation (`OpenAiGeneration`) shaped as OpenAI's answers, whole or as SSE chunks. Every
+ * call is recorded with its usage, as on the Ollama routes.
  */
 export class OpenAiService {
+  private readonly generation: OpenAiGeneration;
+
   constructor(
     private readonly catalog: ModelCatalog,
-    private readonly embedded: EmbeddedBackend | undefined,
-    private readonly ollama: OllamaBackend | undefined,
+    embedded: EmbeddedBackend | undefined,
+    ollama: OllamaBackend | undefined,
     private readonly inference: InferenceService,
-    private readonly limits: InferenceLimits,
+    limits: InferenceLimits,
     private readonly usage: UsageService,
-  ) {}
+  ) {
+    this.generation = new OpenAiGeneration(embedded, ollama, limits);
+  }
 
   async models(): Promise<localModels.ModelList> {
     const { models } = await this.catalog.list();
@@ -110,7 +79,7 @@ export class OpenAiService {
       : NO_SINK;
     let generated: Generated;
     try {
-      generated = model.backend === 'ollama' ? await this.chatOllama(body, sink, signal) : await this.chatEmbedded(model, body, sink, signal);
+      generated = await this.generation.chat(model, body, sink, signal);
     } catch (error) {
       if (!sse?.started) throw error;
       return void sse.fail(error);
@@ -170,7 +139,7 @@ export class OpenAiService {
       : NO_SINK;
     let generated: Generated;
     try {
-      generated = model.backend === 'ollama' ? await this.completeOllama(body, prompt, sink, signal) : await this.completeEmbedded(model, body, prompt, sink, signal);
+      generated = await this.generation.completion(model, body, prompt, sink, signal);
     } catch (error) {
       if (!sse?.started) throw error;
       return void sse.fail(error);
@@ -216,89 +185,6 @@ export class OpenAiService {
     };
   }
 
-  private async chatOllama(body: localModels.ChatCompletionRequest, sink: Sink, signal: AbortSignal): Promise<Generated> {
-    let content = '';
-    const calls: ToolCall[] = [];
-    let final: OllamaLine | undefined;
-    for await (const line of this.ollamaBackend().lines<OllamaLine>('/api/chat', ollamaChatBody(body, body.stream === true), signal)) {
-      const text = line.message?.content ?? '';
-      if (text) {
-        content += text;
-        sink.text(text);
-      }
-      for (const call of line.message?.tool_calls ?? []) {
-        const args = call.function?.arguments;
-        const made: ToolCall = {
-          id: newId('call'),
-          type: 'function',
-          function: { name: call.function?.name ?? '', arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
-        };
-        calls.push(made);
-        sink.toolCall(made, calls.length - 1);
-      }
-      if (line.done) final = line;
-    }
-    return { content, calls, promptTokens: final?.prompt_eval_count ?? 0, completionTokens: final?.eval_count ?? 0, finish: finishOf(calls, final?.done_reason) };
-  }
-
-  private async completeOllama(body: localModels.TextCompletionRequest, prompt: string, sink: Sink, signal: AbortSignal): Promise<Generated> {
-    let content = '';
-    let final: OllamaLine | undefined;
-    const request = {
-      model: body.model,
-      prompt,
-      raw: true,
-      stream: body.stream === true,
-      options: optionsOf(body),
-      ...(body.suffix && { suffix: body.suffix }),
-    };
-    for await (const line of this.ollamaBackend().lines<OllamaLine>('/api/generate', request, signal)) {
-      if (line.response) {
-        content += line.response;
-        sink.text(line.response);
-      }
-      if (line.done) final = line;
-    }
-    return { content, calls: [], promptTokens: final?.prompt_eval_count ?? 0, completionTokens: final?.eval_count ?? 0, finish: finishOf([], final?.done_reason) };
-  }
-
-  private async chatEmbedded(model: ResolvedModel & { backend: 'embedded' }, body: localModels.ChatCompletionRequest, sink: Sink, signal: AbortSignal): Promise<Generated> {
-    const input = embeddedChatInput(model.name, body.messages);
-    const plan = toolPlan(toolsOffered(body), body.tool_choice);
-    const sampling = { ...samplingFrom(optionsOf(body), this.limits.maxPredict), format: plan?.format ?? formatOf(body.response_format) };
-    // With tools the output is JSON to decode first: it is sent once whole.
-    const outcome = await this.generateEmbedded(model, input, sampling, plan ? () => undefined : sink.text, signal);
-    const decoded = plan ? plan.decode(outcome.text) : { content: outcome.text, calls: [] };
-    const calls: ToolCall[] = decoded.calls.map((call) => ({ id: newId('call'), type: 'function', function: call }));
-    if (plan && decoded.content) sink.text(decoded.content);
-    calls.forEach((call, index) => sink.toolCall(call, index));
-    return {
-      content: decoded.content ?? '',
-      calls,
-      promptTokens: outcome.promptTokens,
-      completionTokens: outcome.evalTokens,
-      finish: finishOf(calls, outcome.doneReason),
-    };
-  }
-
-  private async completeEmbedded(
-    model: ResolvedModel & { backend: 'embedded' },
-    body: localModels.TextCompletionRequest,
-    prompt: string,
-    sink: Sink,
-    signal: AbortSignal,
-  ): Promise<Generated> {
-    if (body.suffix) throw badRequest(`The embedded model ${model.name} does not support suffix`, { param: 'suffix' });
-    if (!prompt) throw badRequest('The prompt is empty', { param: 'prompt' });
-    const outcome = await this.generateEmbedded(model, { kind: 'completion', prompt }, samplingFrom(optionsOf(body), this.limits.maxPredict), sink.text, signal);
-    return { content: outcome.text, calls: [], promptTokens: outcome.promptTokens, completionTokens: outcome.evalTokens, finish: finishOf([], outcome.doneReason) };
-  }
-
-  private generateEmbedded(model: ResolvedModel & { backend: 'embedded' }, input: EmbeddedInput, sampling: SamplingParams, onText: (text: string) => void, signal: AbortSignal) {
-    if (!this.embedded) throw new Error('no embedded backend');
-    return this.embedded.generate(model.entry, input, sampling, onText, signal);
-  }
-
   private record(caller: Caller, endpoint: string, model: ResolvedModel, generated: Generated, started: number, aborted: boolean): void {
     this.usage.record({
       ...caller,
@@ -312,8 +198,4 @@ export class OpenAiService {
     });
   }
 
-  private ollamaBackend(): OllamaBackend {
-    if (!this.ollama) throw new Error('no Ollama backend');
-    return this.ollama;
-  }
 }
