@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the platform test's launcher: one way for tests to boot the whole platform
 import { startPlatform } from '../../../tools/e2e/test/platform';
-import { BUILT_CONSOLE, DATABASE_SUFFIX, OUTPUT_DIR, ROOT } from './paths';
+import { BUILT_CONSOLE, DATABASE_SUFFIX, OAUTH_PROVIDER, OUTPUT_DIR, ROOT } from './paths';
 
 /** The run's database, dropped first so that every run starts from a fresh install. */
 async function freshDatabase(): Promise<string> {
@@ -62,6 +62,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     GATEWAY_CONSOLE_DIR: consoleDir,
     // Every test signs in through the page; auth's default (10 a quarter hour per account) is for people.
     AUTH_LOGIN_RATE_LIMIT: '10000',
+    // The identity provider the sign-in spec configures at auth (a real OpenID provider it starts).
+    GATEWAY_CONSOLE_OAUTH_PROVIDERS: OAUTH_PROVIDER,
   };
   for (const name of Object.keys(env)) if (/_API_KEY$|_DATABASE_URL$|^GATEWAY_REPLY_SECRET$|^TRACING_INGEST_KEYS$/.test(name)) delete env[name];
 

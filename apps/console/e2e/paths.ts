@@ -12,3 +12,6 @@ if (!/^_[a-z0-9_]{1,40}$/.test(DATABASE_SUFFIX)) throw new Error(`CONSOLE_E2E_DA
 /** Screenshots, traces, the platform's log and the copy of the console this run serves. */
 export const OUTPUT_DIR = path.join(ROOT, 'dist/console-e2e', DATABASE_SUFFIX.replace(/^_+/, ''));
 export const BUILT_CONSOLE = path.join(ROOT, 'dist/apps/console');
+
+/** The identity provider the gateway offers the console in the browser tests. */
+export const OAUTH_PROVIDER = 'console-idp';
