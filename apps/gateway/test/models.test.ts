@@ -117,7 +117,7 @@ describe('the model route: OpenAI API at the gateway', () => {
   it('answers a chat whole through local-models, and traces it as a GenAI span', async () => {
     spans.reset();
     const { data, response } = await clientFor(uniqueName('user'))
-      .chat.completions.create({ model: 'llama3.2', messages: [{ role: 'user', content: 'hello there' }] })
+      .chat.completions.create({ model: 'llama3.2', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 10, temperature: 0.5 })
       .withResponse();
     expect(data.choices[0].message.content).toBe('echo: hello there');
     expect(data.model).toBe('llama3.2:latest');
@@ -130,6 +130,8 @@ describe('the model route: OpenAI API at the gateway', () => {
       'gen_ai.operation.name': 'chat',
       'gen_ai.system': 'local-models',
       'gen_ai.request.model': 'llama3.2',
+      'gen_ai.request.max_tokens': 10,
+      'gen_ai.request.temperature': 0.5,
       'gen_ai.response.model': 'llama3.2:latest',
       'gen_ai.usage.input_tokens': 2,
       'gen_ai.usage.output_tokens': 3,

@@ -13,10 +13,19 @@ export type GenAiOperation = 'chat' | 'embeddings';
 export class GenAiSpan {
   private readonly span: Span;
 
-  constructor(operation: GenAiOperation, model: string) {
+  constructor(operation: GenAiOperation, model: string, request: Record<string, unknown> = {}) {
+    const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+    const attributes = {
+      'gen_ai.operation.name': operation,
+      'gen_ai.request.model': model,
+      'gen_ai.request.max_tokens': number(request.max_completion_tokens) ?? number(request.max_tokens),
+      'gen_ai.request.temperature': number(request.temperature),
+      'gen_ai.request.top_p': number(request.top_p),
+      'gen_ai.request.seed': number(request.seed),
+    };
     this.span = trace.getTracer('gateway').startSpan(
       `${operation} ${model}`,
-      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': operation, 'gen_ai.request.model': model } },
+      { kind: SpanKind.CLIENT, attributes: Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) },
       context.active(),
     );
   }

@@ -66,7 +66,7 @@ export class ModelRouteService {
       (model, index) => index === 0 || this.access.allows(policy, model),
     );
     const streamed = body.stream === true;
-    const span = new GenAiSpan(operation, requested);
+    const span = new GenAiSpan(operation, requested, body);
     const failures: Failure[] = [];
     for (const [index, model] of chain.entries()) {
       const upstream = this.upstreams.for(model);
