@@ -1,4 +1,4 @@
-import { expect, expectAccessible, signIn, test } from './fixtures';
+import { createUser, expect, expectAccessible, signIn, test } from './fixtures';
 
 const SERVICES = ['gateway', 'auth', 'registry', 'master', 'mesh', 'workers', 'workflow-engine', 'tracing', 'mcp-registry', 'local-models'];
 
@@ -16,6 +16,24 @@ test.describe('overview', () => {
     for (const figure of ['agents', 'liveMeshAgents', 'workflows', 'runningRuns', 'spansToday', 'failedLastHour'])
       await expect(page.getByTestId(`figure-${figure}-value`), figure).toHaveText(/^\d[\d,]*$/);
     await expect(page.getByTestId('figure-agents-value')).toHaveText('0');
+  });
+
+  test("a user with fewer permissions sees the figures they may read and the API's refusal of the others", async ({ page }) => {
+    await signIn(page, await createUser(['registry:read']));
+    await expect(page.getByTestId('figure-agents-value')).toHaveText(/^\d+$/);
+    const spans = page.getByTestId('figure-spansToday');
+    await expect(spans).toContainText('Not permitted:');
+    await expect(spans).toContainText('traces:read');
+    await expect(page.getByTestId('figure-liveMeshAgents')).toContainText('Not permitted:');
+  });
+
+  test('a service whose readiness cannot be reached is shown failing, the others still ready', async ({ page }) => {
+    // The browser loses its connection for one service's readiness only.
+    await page.route('**/api/v1/platform/mesh/health/ready', (route) => route.abort('connectionrefused'));
+    await signIn(page);
+    await expect(page.getByTestId('ready-mesh')).toHaveText('failing');
+    await expect(page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'mesh', exact: true }) })).toContainText('health/ready');
+    await expect(page.getByTestId('ready-registry')).toHaveText('ready');
   });
 
   test('the overview is accessible', async ({ page }) => {
