@@ -116,7 +116,8 @@ describe('the model route: OpenAI API at the gateway', () => {
 
   it('answers a chat whole through local-models, and traces it as a GenAI span', async () => {
     spans.reset();
-    const { data, response } = await clientFor(uniqueName('user'))
+    const sub = uniqueName('user');
+    const { data, response } = await clientFor(sub)
       .chat.completions.create({ model: 'llama3.2', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 10, temperature: 0.5 })
       .withResponse();
     expect(data.choices[0].message.content).toBe('echo: hello there');
@@ -124,6 +125,13 @@ describe('the model route: OpenAI API at the gateway', () => {
     expect(data.usage).toEqual({ prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 });
     expect(response.headers.get('x-platform-upstream')).toBe('local-models');
     expect(response.headers.get('x-platform-fallback')).toBeNull();
+    // local-models recorded the call as the caller's, under the gateway's request id.
+    const requestId = response.headers.get('x-request-id');
+    const usage = await eventually(async () => {
+      const res = await request(localModels.url).get('/usage').set('Authorization', g.issuer.bearer(['models:read'], { sub }));
+      return res.body.items?.find((item: { requestId: string }) => item.requestId === requestId);
+    });
+    expect(usage).toMatchObject({ endpoint: 'chat.completions', model: 'llama3.2:latest', promptTokens: 2, completionTokens: 3 });
 
     const span = await eventually(() => spans.getFinishedSpans().find((finished) => finished.name === 'chat llama3.2'));
     expect(span.attributes).toMatchObject({

@@ -1,6 +1,6 @@
 import { localModels, type Pricing } from '@platform/contracts';
 import { ApiError } from '@platform/http';
-import type { Logger } from '@platform/telemetry';
+import { currentRequestId, type Logger } from '@platform/telemetry';
 import type { Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { GenAiSpan, type GenAiOperation } from './genai-span';
@@ -75,7 +75,9 @@ export class ModelRouteService {
       const sent = { ...body, model, ...(streamed && operation === 'chat' && { stream_options: { ...body.stream_options, include_usage: true } }) };
       let response: IncomingMessage;
       try {
-        const headers = { ...span.headers(), ...(await this.authorization(upstream, caller)) };
+        // The request id goes along so local-models' usage record and logs name the same call.
+        const requestId = currentRequestId();
+        const headers = { ...span.headers(), ...(requestId && { 'x-request-id': requestId }), ...(await this.authorization(upstream, caller)) };
         response = await callUpstream(upstream, 'POST', path, Buffer.from(JSON.stringify(sent)), headers, signal, this.options.timeoutMs);
       } catch (error) {
         if (signal.aborted) return span.failed('aborted', 'the caller went away');
