@@ -24,6 +24,8 @@ let booted: BootedPlatform;
 let ollama: FakeOllama;
 /** An HTTP server that answers nothing: a workers step calling it runs until cancelled. */
 let stall: { url: string; stop(): Promise<void> };
+/** An agent at an HTTP endpoint: answers each task on its `reply_to` URL with the input echoed. */
+let echoAgent: { url: string; stop(): Promise<void> };
 let home: string;
 let env: Record<string, string>;
 const credentialsPath = () => path.join(home, 'config', 'platform', 'credentials.json');
@@ -55,6 +57,36 @@ async function stallingServer() {
   };
 }
 
+/** The task wherever the delivery envelope put it: the object holding `reply_to`. */
+function findTask(value: unknown): { reply_to: string; input: unknown } | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  if (typeof (value as { reply_to?: unknown }).reply_to === 'string') return value as { reply_to: string; input: unknown };
+  for (const child of Object.values(value)) {
+    const found = findTask(typeof child === 'string' && child.startsWith('{') ? JSON.parse(child) : child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+async function startEchoAgent() {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      res.writeHead(202, { 'content-type': 'application/json' }).end('{}');
+      const task = findTask(JSON.parse(body || '{}'));
+      if (task) {
+        void fetch(task.reply_to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ output: { echoed: task.input } }) });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 function file(name: string, content: unknown): string {
   const target = path.join(home, name);
   writeFileSync(target, typeof content === 'string' ? content : JSON.stringify(content));
@@ -64,12 +96,14 @@ function file(name: string, content: unknown): string {
 beforeAll(async () => {
   ollama = await startFakeOllama();
   stall = await stallingServer();
+  echoAgent = await startEchoAgent();
   booted = await bootPlatform('cli', {
     OLLAMA_URL: ollama.url,
     OLLAMA_TAGS_TTL_MS: '1',
     MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
     MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
     WORKERS_ALLOW_PRIVATE_URLS: 'true',
+    OUTBOUND_ALLOW_PRIVATE: 'true',
   });
   home = mkdtempSync(path.join(os.tmpdir(), 'platform-cli-'));
   env = { HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), PLATFORM_URL: booted.urls.gateway };
@@ -79,6 +113,7 @@ afterAll(async () => {
   await booted?.stop();
   await ollama?.stop();
   await stall?.stop();
+  await echoAgent?.stop();
   if (home) rmSync(home, { recursive: true, force: true });
 }, 90_000);
 
@@ -134,6 +169,8 @@ describe('signing in', () => {
 
 describe('agents', () => {
   const name = uniqueName('summariser');
+  // A namespace of this run's own: the database outlives it, and lists page.
+  const namespace = uniqueName('cli');
   let agentId: string;
 
   it('checks a manifest locally: the errors at their paths, exit 2, nothing sent', async () => {
@@ -150,7 +187,7 @@ describe('agents', () => {
     const manifest = file('agent.json', {
       apiVersion: 'std/v0.4.7',
       kind: 'Agent',
-      metadata: { name, namespace: 'cli', version: '1.0.0', description: 'Summarises documents' },
+      metadata: { name, namespace, version: '1.0.0', description: 'Summarises documents' },
       security: {
         tier: 'tier_2_write_limited',
         capabilities: { required: ['network-outbound'], optional: [] },
@@ -159,10 +196,10 @@ describe('agents', () => {
     });
     const published = await cli(['agents', 'publish', manifest, '-o', 'json']);
     expect(shown(published)).toMatchObject({ code: 0 });
-    expect(json(published)).toMatchObject({ namespace: 'cli', name, version: '1.0.0', status: 'active' });
+    expect(json(published)).toMatchObject({ namespace, name, version: '1.0.0', status: 'active' });
     agentId = json(published).id;
 
-    const listed = await cli(['agents', 'list', '--namespace', 'cli']);
+    const listed = await cli(['agents', 'list', '--namespace', namespace]);
     expect(shown(listed)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ID\s+NAMESPACE\s+NAME\s+VERSION\s+STATUS/) });
     expect(listed.stdout).toContain(agentId);
     const shownAgent = await cli(['agents', 'show', agentId, '-o', 'json']);
@@ -179,6 +216,20 @@ describe('agents', () => {
     expect(json(revoked)).toMatchObject({ status: 'revoked' });
   });
 
+  it('executes an agent: the task goes through the mesh to its endpoint, its reply comes back', async () => {
+    const manifest = file('echo-agent.json', {
+      apiVersion: 'std/v0.4.7',
+      kind: 'Agent',
+      metadata: { name: uniqueName('echo'), namespace, version: '1.0.0', description: 'Echoes its task' },
+      security: { tier: 'tier_1_read', capabilities: { required: [], optional: [] } },
+    });
+    const published = await cli(['agents', 'publish', manifest, '--endpoint', `${echoAgent.url}/tasks`, '-o', 'json']);
+    expect(shown(published)).toMatchObject({ code: 0 });
+    const result = await cli(['agents', 'execute', json(published).id, '--input', file('task.json', { text: 'summarise this' }), '-o', 'json']);
+    expect(shown(result)).toMatchObject({ code: 0 });
+    expect(json(result)).toMatchObject({ status: 'completed', output: { echoed: { text: 'summarise this' } } });
+  });
+
   it('execute: a bad input file is exit 2, an unknown agent exit 4', async () => {
     expect((await cli(['agents', 'execute', agentId, '--input', file('bad-input.json', '{nope')])).code).toBe(2);
     const unknown = await cli(['agents', 'execute', randomUUID(), '--input', file('input.json', { task: 'summarise' })]);
@@ -189,6 +240,7 @@ describe('agents', () => {
 
 describe('workflows and runs', () => {
   let workflowId: string;
+  const category = uniqueName('cli');
 
   it('checks a workflow file locally (exit 2 with the paths), then creates it', async () => {
     const invalid = await cli(['workflows', 'create', file('bad-flow.json', { name: 'x', flow: { nodes: [] } })]);
@@ -200,7 +252,7 @@ describe('workflows and runs', () => {
       'create',
       file('flow.yaml', JSON.stringify({
         name: uniqueName('cli-flow'),
-        category: 'cli',
+        category,
         flow: {
           nodes: [node('check', 'Condition', { condition: 'score > 5', input: { score: 9 } }), node('join', 'Merge', { inputs: ['done'] }), node('last', 'Merge', { inputs: ['{{join.merged}}'] })],
           edges: [
@@ -214,7 +266,7 @@ describe('workflows and runs', () => {
     ]);
     expect(shown(created)).toMatchObject({ code: 0 });
     workflowId = json(created).id;
-    const listed = await cli(['workflows', 'list', '--category', 'cli']);
+    const listed = await cli(['workflows', 'list', '--category', category]);
     expect(shown(listed)).toMatchObject({ code: 0, stdout: expect.stringContaining(workflowId) });
   });
 
