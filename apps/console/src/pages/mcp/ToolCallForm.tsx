@@ -15,6 +15,8 @@ export function ToolCallForm({ connectionId, tool, schema }: { connectionId: str
   return (
     <form
       aria-label={`Call ${tool}`}
+      // The schema's rules are checked here and shown at each field, not by the browser's bubbles.
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         const result = toArguments(fields, values);

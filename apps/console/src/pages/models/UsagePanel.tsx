@@ -4,7 +4,7 @@ import { Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, Title } from '
 import { useState } from 'react';
 import { DataTable, QueryState } from '../../ui';
 import { useUsage } from './models-api';
-import type { ModelTotals } from './usage-aggregation';
+import type { DayRow, ModelTotals } from './usage-aggregation';
 
 const COLORS = ['blue.6', 'teal.6', 'grape.6', 'orange.6', 'cyan.6', 'pink.6', 'lime.7', 'indigo.6', 'yellow.7', 'red.6'];
 const dollars = (value: number) => `$${value.toFixed(value !== 0 && value < 0.01 ? 6 : 2)}`;
@@ -41,7 +41,10 @@ export function UsagePanel() {
       />
       <QueryState query={usage}>
         {(data) => {
-          const series = data.series.models.map((name, index) => ({ name, color: COLORS[index % COLORS.length] }));
+          // Recharts reads a dotted key as a path (`llama3.2:latest`): the series get plain keys and keep the name as label.
+          const series = data.series.models.map((model, index) => ({ name: `model${index}`, label: model, color: COLORS[index % COLORS.length] }));
+          const keyed = (rows: DayRow[]) =>
+            rows.map((row) => Object.fromEntries([['day', row.day], ...data.series.models.map((model, index) => [`model${index}`, row[model]])]));
           return (
             <Stack>
               <SimpleGrid cols={{ base: 2, md: 4 }}>
@@ -60,7 +63,7 @@ export function UsagePanel() {
                   <Title order={2} size="h5" mb="sm">
                     Cost per day
                   </Title>
-                  <BarChart h={240} data={data.series.costByDay} dataKey="day" type="stacked" series={series} valueFormatter={dollars} withLegend={series.length > 0} aria-label="Cost per day and model" />
+                  <BarChart h={240} data={keyed(data.series.costByDay)} dataKey="day" type="stacked" series={series} valueFormatter={dollars} withLegend={series.length > 0} aria-label="Cost per day and model" />
                 </Paper>
                 <Paper withBorder p="md">
                   <Title order={2} size="h5" mb="sm">
@@ -68,7 +71,7 @@ export function UsagePanel() {
                   </Title>
                   <BarChart
                     h={240}
-                    data={data.series.tokensByDay}
+                    data={keyed(data.series.tokensByDay)}
                     dataKey="day"
                     type="stacked"
                     series={series}
