@@ -100,7 +100,9 @@ describe('LLM-as-a-judge evaluations', () => {
     expect(created.status).toBe(202);
     const done = await finished(h, created.body.id);
     expect(done).toMatchObject({ status: 'completed_with_errors', counts: { succeeded: 3, failed: 2 } });
-    expect((done as unknown as { summary: Record<string, number> }).summary.correctness).toBeCloseTo(11 / 3, 5);
+    const { summary } = done as unknown as { summary: Record<string, number> };
+    expect(summary.correctness).toBeCloseTo(11 / 3, 5);
+    expect(summary['correctness.pass_rate']).toBeCloseTo(2 / 3, 5); // 5 and 4 pass, 2 does not
 
     const { results } = (await get(`/api/evaluations/${created.body.id}/results`)).body as {
       results: Array<{

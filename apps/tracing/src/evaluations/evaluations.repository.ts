@@ -94,8 +94,16 @@ export class EvaluationsRepository {
        WHERE r.evaluation_id = ANY($1::uuid[]) AND r.status = 'succeeded' GROUP BY 1, 2`,
       ids,
     );
+    // LLM judges: the share of graded examples whose score reached the rubric's pass threshold.
+    const passes = await this.db.$queryRawUnsafe<Array<{ evaluation_id: string; metric: string; rate: number | null }>>(
+      `SELECT evaluation_id::text, j.key AS metric, avg(CASE WHEN (j.value->>'passed')::boolean THEN 1 ELSE 0 END)::float8 AS rate
+       FROM evaluation_results r, jsonb_each(r.judgments) j
+       WHERE r.evaluation_id = ANY($1::uuid[]) AND r.status = 'succeeded' AND r.judgments IS NOT NULL GROUP BY 1, 2`,
+      ids,
+    );
     const result = new Map<string, Record<string, number | null>>();
     for (const row of rows) result.set(row.evaluation_id, { ...result.get(row.evaluation_id), [row.metric]: row.average });
+    for (const row of passes) result.set(row.evaluation_id, { ...result.get(row.evaluation_id), [`${row.metric}.pass_rate`]: row.rate });
     return result;
   }
 

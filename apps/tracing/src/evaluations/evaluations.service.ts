@@ -180,7 +180,13 @@ export class EvaluationsService {
         target: target ? { url: target.url, method: target.method } : null,
         status: unfinished ? (paused ? 'paused' : 'running') : count.failed > 0 ? 'completed_with_errors' : 'completed',
         counts: count,
-        summary: Object.fromEntries(metrics.map((spec) => [metricName(spec), summary[metricName(spec)] ?? null])),
+        summary: Object.fromEntries(
+          metrics.flatMap((spec) => {
+            const name = metricName(spec);
+            const mean: Array<[string, number | null]> = [[name, summary[name] ?? null]];
+            return isJudge(spec) ? [...mean, [`${name}.pass_rate`, summary[`${name}.pass_rate`] ?? null]] : mean;
+          }),
+        ),
         created_at: row.createdAt.toISOString(),
         completed_at: row.completedAt?.toISOString() ?? null,
         owner: row.owner,
