@@ -34,6 +34,14 @@ test.describe('admin', () => {
     const row = page.getByRole('row').filter({ hasText: username });
     await expect(row).toContainText('agents:read');
     await expect(row).toContainText('workflows:read');
+
+    // The same username again: auth's refusal, shown in the dialog, which stays open.
+    await page.getByRole('button', { name: 'New user' }).click();
+    await dialog.getByLabel('Username').fill(username);
+    await dialog.getByRole('textbox', { name: 'Password', exact: true }).fill('another-long-password');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('HTTP 409');
+    await expect(dialog).toBeVisible();
   });
 
   test('an API key is shown once when issued, then only by its prefix, and can be revoked', async ({ page }) => {
