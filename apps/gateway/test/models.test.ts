@@ -27,8 +27,11 @@ async function closedPort(): Promise<number> {
  * An OpenAI-compatible upstream that fails as asked by the model name: `flaky-500` answers 500,
  * `flaky-slow` says nothing for 4 s, `flaky-400` refuses the request (its own 400).
  */
-async function flakyUpstream(): Promise<{ url: string; calls: string[]; server: Server }> {
+async function flakyUpstream(): Promise<{ url: string; calls: string[]; server: Server; release: () => void }> {
   const calls: string[] = [];
+  // `flaky-stream` sends its first chunk, then holds the rest until the test releases it.
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => (release = resolve));
   const server = createHttpServer((req, res) => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -39,11 +42,21 @@ async function flakyUpstream(): Promise<{ url: string; calls: string[]; server: 
       if (model === 'flaky-500') return json(500, { error: { message: 'the upstream broke', type: 'server_error', code: null, param: null } });
       if (model === 'flaky-400') return json(400, { error: { message: "'temperature' is too high", type: 'invalid_request_error', code: null, param: 'temperature' } });
       if (model === 'flaky-slow') return void setTimeout(() => json(200, {}), 4000);
+      if (model === 'flaky-stream') {
+        const event = (body: object) => res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, ...body })}\n\n`);
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        event({ choices: [{ index: 0, delta: { role: 'assistant', content: 'first' }, finish_reason: null }] });
+        return void held.then(() => {
+          event({ choices: [{ index: 0, delta: { content: ' second' }, finish_reason: 'stop' }] });
+          event({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } });
+          res.end('data: [DONE]\n\n');
+        });
+      }
       json(404, { error: { message: 'unknown', type: 'invalid_request_error', code: 'model_not_found', param: 'model' } });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, calls, server };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, calls, server, release: () => release() };
 }
 
 const caught = <T>(promise: Promise<T>) => promise.then(() => undefined, (error: unknown) => error as APIError);
@@ -97,6 +110,7 @@ describe('the model route: OpenAI API at the gateway', () => {
               { name: 'flaky-500', fallbacks: ['llama3.2'] },
               { name: 'flaky-slow', fallbacks: ['llama3.2'] },
               { name: 'flaky-400', fallbacks: ['llama3.2'] },
+              'flaky-stream',
             ],
           },
         ]),
@@ -181,6 +195,22 @@ describe('the model route: OpenAI API at the gateway', () => {
     expect(all.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } });
   });
 
+  it("passes a stream's chunks on as they come: the first arrives while the upstream still holds the rest", async () => {
+    const sub = uniqueName('streamer');
+    const stream = await clientFor(sub).chat.completions.create({ model: 'flaky-stream', messages: [{ role: 'user', content: 'hold on' }], stream: true });
+    const chunks = stream[Symbol.asyncIterator]();
+    expect((await chunks.next()).value.choices[0].delta.content).toBe('first');
+    flaky.release();
+    const rest = [];
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) rest.push(next.value);
+    expect(rest.map((chunk) => chunk.choices[0]?.delta.content)).toEqual([' second']);
+    const view = await eventually(async () => {
+      const res = await request(g.app).get(`/api/v1/model-access/${sub}`).set('Authorization', admin());
+      return res.body.usage?.totalTokens === 6 ? res.body : undefined;
+    });
+    expect(view.usage).toMatchObject({ promptTokens: 4, completionTokens: 2 });
+  });
+
   it('embeds through local-models, with an API key as the credential', async () => {
     g.fakes.apiKeys.set('sk-platform-embedder-1', { sub: 'service:embedder', permissions: PERMISSIONS });
     const client = new OpenAI({ baseURL: `${g.service.url}/v1`, apiKey: 'sk-platform-embedder-1', maxRetries: 0 });
@@ -262,7 +292,7 @@ describe('the model route: OpenAI API at the gateway', () => {
     expect(refused).toMatchObject({ status: 400, param: 'temperature' });
     expect(refused!.message).toContain("'temperature' is too high");
     // The upstream got its key (from FLAKY_UPSTREAM_KEY), never the caller's token.
-    expect(flaky.calls.filter((call) => call.startsWith('POST'))).toEqual([
+    expect(flaky.calls.filter((call) => call.startsWith('POST') && !call.endsWith('flaky-stream'))).toEqual([
       'POST Bearer sk-flaky-secret flaky-500',
       'POST Bearer sk-flaky-secret flaky-slow',
       'POST Bearer sk-flaky-secret flaky-400',
