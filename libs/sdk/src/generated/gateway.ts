@@ -419,6 +419,85 @@ export interface paths {
         patch: operations["patchPlatformServicePath"];
         trace?: never;
     };
+    "/api/v1/model-access/{subject}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A caller’s access to the model route and this month’s usage
+         * @description `gateway:admin`, or the caller asking about itself.
+         */
+        get: operations["getModelAccessSubject"];
+        /**
+         * Set what a caller may call on the model route, and spend
+         * @description The subject is a token’s `sub`: a user, or `service:<name>` for an API key. Replaces the allow-list (names, or prefixes ending in `*`), the monthly token budget (null: none) and the caller’s own fallbacks. A caller with no record may call every model without a budget.
+         */
+        put: operations["putModelAccessSubject"];
+        post?: never;
+        /** Remove a caller’s access record (back to every model, no budget) */
+        delete: operations["deleteModelAccessSubject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chat completion through the platform (OpenAI API)
+         * @description Routed by model name to local-models or a configured upstream, streamed through unbuffered; checked against the caller’s allow-list and monthly token budget; a failing upstream hands over to the model’s fallbacks (`X-Platform-Fallback` names the model that answered).
+         */
+        post: operations["postChatCompletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Embeddings through the platform (OpenAI API) */
+        post: operations["postEmbeddings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models the caller may call (OpenAI API) */
+        get: operations["getModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -554,6 +633,213 @@ export interface components {
             version: string;
             packageType: string;
             createdAt: string | null;
+        };
+        ModelAccessRequest: {
+            /** @description Models the caller may call: names or prefixes ending in `*`; `["*"]` allows all, `[]` none */
+            models: string[];
+            /**
+             * @description Prompt plus completion tokens per calendar month (UTC); null: no budget
+             * @default null
+             */
+            monthlyTokenBudget: number | null;
+            /** @description The caller's own fallbacks, tried before the configured ones */
+            fallbacks?: {
+                [key: string]: string[];
+            };
+        };
+        ModelAccess: {
+            subject: string;
+            models: string[];
+            monthlyTokenBudget: number | null;
+            fallbacks: {
+                [key: string]: string[];
+            };
+            updatedBy: string | null;
+            updatedAt: string | null;
+            usage: {
+                month: string;
+                promptTokens: number;
+                completionTokens: number;
+                totalTokens: number;
+                requests: number;
+                remainingTokens: number | null;
+            };
+        };
+        ChatCompletionRequest: {
+            model: string;
+            stream?: boolean | null;
+            stream_options?: ({
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            max_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            seed?: number | null;
+            stop?: (string | string[]) | null;
+            frequency_penalty?: number | null;
+            presence_penalty?: number | null;
+            n?: number | null;
+            user?: string;
+            messages: ({
+                /** @enum {string} */
+                role: "system" | "developer" | "user" | "assistant" | "tool";
+                content?: (string | ({
+                    type: string;
+                } & {
+                    [key: string]: unknown;
+                })[]) | null;
+                name?: string;
+                tool_calls?: ({
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                        name: string;
+                        arguments: string;
+                    };
+                } & {
+                    [key: string]: unknown;
+                })[];
+                tool_call_id?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            max_completion_tokens?: number | null;
+            tools?: ({
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                    description?: string;
+                    parameters?: {
+                        [key: string]: unknown;
+                    };
+                    strict?: boolean | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+            tool_choice?: ("none" | "auto" | "required") | ({
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                };
+            } & {
+                [key: string]: unknown;
+            });
+            parallel_tool_calls?: boolean;
+            response_format?: ({
+                /** @constant */
+                type: "text";
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @constant */
+                type: "json_object";
+            } & {
+                [key: string]: unknown;
+            }) | ({
+                /** @constant */
+                type: "json_schema";
+                json_schema: {
+                    name: string;
+                    description?: string;
+                    schema?: {
+                        [key: string]: unknown;
+                    };
+                    strict?: boolean | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            });
+        } & {
+            [key: string]: unknown;
+        };
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: ({
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+                /** @enum {string} */
+                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                logprobs: null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            system_fingerprint?: string;
+        };
+        OpenAiError: {
+            error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+            };
+        };
+        EmbeddingsRequest: {
+            model: string;
+            input: string | string[];
+            /** @enum {string} */
+            encoding_format?: "float" | "base64";
+            dimensions?: number;
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Embeddings: {
+            /** @constant */
+            object: "list";
+            data: {
+                /** @constant */
+                object: "embedding";
+                index: number;
+                embedding: number[] | string;
+            }[];
+            model: string;
+            usage: {
+                prompt_tokens: number;
+                total_tokens: number;
+            };
+        };
+        ModelList: {
+            /** @constant */
+            object: "list";
+            data: {
+                id: string;
+                /** @constant */
+                object: "model";
+                created: number;
+                owned_by: string;
+            }[];
         };
     };
     responses: never;
@@ -3514,6 +3800,393 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getModelAccessSubject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The access (every model, no budget, when none is set) and usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelAccess"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putModelAccessSubject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelAccessRequest"];
+            };
+        };
+        responses: {
+            /** @description The access and this month’s usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelAccess"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks a required permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteModelAccessSubject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks a required permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No record for that subject */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postChatCompletions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The upstream’s answer, whole or streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": components["schemas"]["ChatCompletion"];
+                };
+            };
+            /** @description Invalid request (`invalid_request_error`, `param` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No or a bad token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description `model_not_allowed`: not in the caller’s allow-list; or a permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description `budget_exceeded`: the monthly token budget is spent; or `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: no upstream of the model (nor of its fallbacks) answered */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    postEmbeddings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The upstream’s answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Embeddings"];
+                };
+            };
+            /** @description Invalid request (`invalid_request_error`, `param` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No or a bad token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description `model_not_allowed`: not in the caller’s allow-list; or a permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description `budget_exceeded`: the monthly token budget is spent; or `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upstream_error`: no upstream of the model (nor of its fallbacks) answered */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    getModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every upstream’s models, less those outside the caller’s allow-list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks a required permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
