@@ -1,19 +1,21 @@
 import { Badge } from '@mantine/core';
 
+/** Shades whose text reads at AA contrast (4.5:1 and more) on white. */
 const COLORS: Record<string, string> = {
-  running: 'blue.8',
-  paused: 'yellow.9',
-  completed: 'green.9',
-  completed_with_errors: 'orange.9',
-  pending: 'gray.8',
-  succeeded: 'green.9',
-  failed: 'red.9',
+  running: 'blue-9',
+  paused: 'gray-8',
+  completed: 'teal-9',
+  completed_with_errors: 'grape-9',
+  pending: 'gray-8',
+  succeeded: 'teal-9',
+  failed: 'red-9',
 };
 
-/** An evaluation's or a result's status, in a colour dark enough to read. */
+/** An evaluation's or a result's status. */
 export function StatusBadge({ status }: { status: string }) {
+  const color = `var(--mantine-color-${COLORS[status] ?? 'gray-8'})`;
   return (
-    <Badge variant="outline" color={COLORS[status] ?? 'gray.8'} data-testid="status">
+    <Badge variant="outline" styles={{ root: { color, borderColor: color } }} data-testid="status">
       {status.replace(/_/g, ' ')}
     </Badge>
   );

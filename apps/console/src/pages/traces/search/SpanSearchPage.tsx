@@ -151,7 +151,7 @@ function SearchForm({ initial, onSearch }: { initial: SpanSearch; onSearch: (sea
           <Button type="submit" disabled={errors.length > 0}>
             Search
           </Button>
-          <Button variant="subtle" color="gray.8" onClick={() => onSearch({ name: '', status: '', from: '', to: '', attributes: '' })}>
+          <Button variant="default" onClick={() => onSearch({ name: '', status: '', from: '', to: '', attributes: '' })}>
             Clear
           </Button>
         </Group>
