@@ -15,6 +15,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from '@playwright/test';
+import { Client } from 'pg';
 import { startPlatform } from '../e2e/test/platform';
 import { fmt, median } from './lib/load';
 
@@ -43,12 +44,14 @@ function workflowOf(nodes: number) {
 function descendantsCpuMicros(): number {
   const parent = new Map<number, number>();
   const cpu = new Map<number, number>();
+  const browser = new Set<number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       parent.set(Number(entry), Number(fields[1]));
+      if (/chrom/i.test(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')))) browser.add(Number(entry));
       cpu.set(Number(entry), ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100);
     } catch {
       // The process ended while the list was read.
@@ -59,8 +62,25 @@ function descendantsCpuMicros(): number {
     return false;
   };
   let total = 0;
-  for (const [pid, micros] of cpu) if (/chrom/i.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()) && isOurs(pid)) total += micros;
+  for (const [pid, micros] of cpu) if (browser.has(pid) && isOurs(pid)) total += micros;
   return total;
+}
+
+/** The bench's own database, dropped first: every run starts from a fresh install, as the browser tests do. */
+async function freshDatabase(suffix: string): Promise<URL> {
+  const url = new URL(testDatabaseUrl);
+  const name = `${url.pathname.replace(/^\//, '') || 'platform'}${suffix}`;
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  url.pathname = `/${name}`;
+  return url;
 }
 
 async function openCanvas(page: Page, baseUrl: string, workflowId: string, nodes: number): Promise<number> {
@@ -83,8 +103,7 @@ async function main() {
     stdio: 'inherit',
   });
   if (built.status !== 0) throw new Error('the console did not build');
-  const database = new URL(testDatabaseUrl);
-  database.pathname = `${database.pathname.replace(/\/$/, '') || '/platform'}_bench_console_canvas`;
+  const database = await freshDatabase('_bench_console_canvas');
   const redis = await startPrivateRedis();
   const admin = { username: `bench-admin-${randomBytes(3).toString('hex')}`, password: randomBytes(16).toString('hex') };
   const env: Record<string, string | undefined> = {
@@ -143,8 +162,8 @@ async function main() {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${gateway}/sign-in`);
-    await page.getByLabel('Username').fill(admin.username);
-    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('textbox', { name: 'Username' }).fill(admin.username);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(admin.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL((url) => !url.pathname.startsWith('/sign-in'), { timeout: 60_000 });
     // One warm-up open of each: the HTTP cache then holds the console's files, as for a returning user.

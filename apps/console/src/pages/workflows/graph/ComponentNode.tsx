@@ -47,6 +47,12 @@ export const ComponentNode = memo(function ComponentNode({ id, data, selected }:
         <Text size="sm" ff="monospace" truncate>
           {id}
         </Text>
+        {(data.run?.status === 'running' || data.run?.status === 'retrying') && data.run.startedAt && (
+          <Text size="xs" c="gray.8">
+            since {new Date(data.run.startedAt).toLocaleTimeString()}
+            {data.run.nextAttemptIn !== undefined ? ` · next attempt in ${formatDuration(data.run.nextAttemptIn)}` : ''}
+          </Text>
+        )}
         {data.run && (data.run.duration !== undefined || data.run.attempts > 1) && (
           <Text size="xs" c="gray.8">
             {formatDuration(data.run.duration)}
