@@ -102,6 +102,13 @@ test.describe('agents', () => {
     await page.getByRole('dialog').getByLabel('Message').fill('Use search-v2');
     await page.getByRole('dialog').getByRole('button', { name: 'Deprecate' }).click();
     await expect(page.getByRole('status').filter({ hasText: '1.0.1 is deprecated' })).toBeVisible();
+    await expect(page.getByText('deprecated', { exact: true }).first()).toBeVisible();
+    // Revoke: another new version, marked revoked with its time.
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByRole('status').filter({ hasText: '1.0.2 is revoked' })).toBeVisible();
+    await page.getByRole('tab', { name: 'Manifest' }).click();
+    await expect(page.getByRole('textbox', { name: /^Manifest of/ })).toContainText('revoked_at');
   });
 
   test("a user without registry:read sees the API's refusal", async ({ page }) => {

@@ -1,4 +1,6 @@
-import { Anchor, Badge, Group, Stack, Tabs, Text } from '@mantine/core';
+import { Alert, Anchor, Badge, Group, Stack, Tabs, Text } from '@mantine/core';
+import type { registry } from '@platform/contracts';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { PageHeader, QueryState } from '../../ui';
 import { useAgent } from './agents-api';
@@ -13,6 +15,7 @@ import { VersionsPanel } from './VersionsPanel';
 export function AgentDetailPage() {
   const { namespace = '', name = '' } = useParams();
   const agent = useAgent(namespace, name);
+  const [changed, setChanged] = useState<registry.PublishResult>();
   return (
     <Stack>
       <Anchor component={Link} to="/agents" size="sm">
@@ -24,8 +27,13 @@ export function AgentDetailPage() {
             <PageHeader
               title={`${data.namespace}/${data.name}`}
               description={data.displayName ?? data.description ?? undefined}
-              actions={<LifecycleActions agent={data} />}
+              actions={<LifecycleActions agent={data} onChanged={setChanged} />}
             />
+            {changed && (
+              <Alert color="teal" role="status" withCloseButton onClose={() => setChanged(undefined)} closeButtonLabel="Dismiss">
+                {changed.agent.namespace}/{changed.agent.name} {changed.version.version} is {changed.agent.status}.
+              </Alert>
+            )}
             <Group gap="xs">
               <StatusBadge status={data.status} />
               {data.latestVersion && <Badge variant="outline">latest {data.latestVersion}</Badge>}

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
 import type { registry } from '@platform/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -12,7 +12,7 @@ import { okResponse } from './raw-fetch';
  * Deprecate or revoke: a new patch version of the latest manifest with `metadata.status` set (spec 1),
  * published to the registry in the format the latest was published in.
  */
-export function LifecycleActions({ agent }: { agent: registry.Agent }) {
+export function LifecycleActions({ agent, onChanged }: { agent: registry.Agent; onChanged: (result: registry.PublishResult) => void }) {
   const { send } = usePlatform();
   const [action, setAction] = useState<LifecycleStatus>();
   const [message, setMessage] = useState('');
@@ -29,7 +29,10 @@ export function LifecycleActions({ agent }: { agent: registry.Agent }) {
       const next = withLifecycleStatus(await file.text(), format, status, { message: message.trim() || undefined });
       return publish.mutateAsync({ text: next.text, format });
     },
-    onSuccess: () => setAction(undefined),
+    onSuccess: (result) => {
+      setAction(undefined);
+      onChanged(result);
+    },
   });
   const status = agent.status ?? 'active';
 
@@ -43,11 +46,6 @@ export function LifecycleActions({ agent }: { agent: registry.Agent }) {
           Revoke
         </Button>
       </Group>
-      {change.isSuccess && !action && (
-        <Alert color="teal" role="status" mt="xs">
-          {change.data.agent.namespace}/{change.data.agent.name} {change.data.version.version} is {change.data.agent.status}.
-        </Alert>
-      )}
       <Modal opened={action !== undefined} onClose={() => setAction(undefined)} title={action === 'revoked' ? 'Revoke the agent' : 'Deprecate the agent'}>
         <Stack>
           <Text size="sm">
