@@ -1,7 +1,7 @@
-import { Badge, Group, Paper, Stack, Text } from '@mantine/core';
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { memo } from 'react';
 import type { NodeIssue } from '../form/schema-fields';
+import classes from './ComponentNode.module.css';
 import type { ComponentNodeData } from './flow-graph';
 import { formatDuration, STATE_COLORS, stateBadgeColor, type NodeRunView } from './node-states';
 
@@ -10,68 +10,64 @@ export type ComponentNodeView = ComponentNodeData & { run?: NodeRunView; issues?
 export type ComponentFlowNode = Node<ComponentNodeView, 'component'>;
 
 const handleStyle = { width: 12, height: 12, background: 'var(--mantine-color-gray-6)', border: '2px solid white' };
+/** `teal.9` → `var(--mantine-color-teal-9)`. */
+const cssColor = (color: string) => `var(--mantine-color-${color.replace('.', '-')})`;
+/** Text on a badge of `color`: dark on the light shades (orange 5), white on the rest. */
+const badgeText = (color: string) => (color.endsWith('.5') ? 'var(--mantine-color-black)' : 'var(--mantine-color-white)');
 
-/** One node of a workflow on the canvas: its type and id, its state as colour and badge, its issues. */
+/**
+ * One node of a workflow on the canvas: its type and id, its state as colour and badge, its
+ * timing, its errors. Plain elements rather than Mantine components: a large workflow draws
+ * hundreds at once.
+ */
 export const ComponentNode = memo(function ComponentNode({ id, data, selected }: NodeProps<ComponentFlowNode>) {
   const state = data.run?.status;
-  const color = data.issues?.length ? 'red' : state ? STATE_COLORS[state] : 'gray';
-  const isCondition = data.component === 'Condition';
+  const invalid = Boolean(data.issues?.length);
+  const color = invalid ? 'red' : state ? STATE_COLORS[state] : 'gray';
+  const marked = Boolean(state) || invalid;
+  const badge = state ? stateBadgeColor(state) : undefined;
   return (
-    <Paper
-      withBorder
-      shadow={selected ? 'md' : 'xs'}
-      radius="md"
-      p="xs"
-      w={200}
+    <div
+      className={`${classes.node} ${marked ? classes.marked : ''} ${selected ? classes.selected : ''}`}
       data-testid={`node-${id}`}
       data-state={state ?? 'none'}
-      data-invalid={data.issues?.length ? 'true' : 'false'}
-      style={{
-        borderColor: `var(--mantine-color-${color}-${state || data.issues?.length ? 6 : 4})`,
-        borderWidth: state || data.issues?.length || selected ? 2 : 1,
-        background: state ? `var(--mantine-color-${color}-0)` : 'white',
-      }}
+      data-invalid={invalid ? 'true' : 'false'}
+      style={marked ? { borderColor: `var(--mantine-color-${color}-6)`, background: state ? `var(--mantine-color-${color}-0)` : undefined } : undefined}
     >
       <Handle type="target" position={Position.Left} style={handleStyle} data-testid={`handle-in-${id}`} />
-      <Stack gap={2}>
-        <Group justify="space-between" gap={4} wrap="nowrap">
-          <Text size="xs" fw={700} c="gray.8" truncate>
-            {data.component}
-          </Text>
-          {state && (
-            <Badge size="xs" color={stateBadgeColor(state)} autoContrast variant="filled" data-testid={`node-state-${id}`}>
-              {state}
-            </Badge>
-          )}
-        </Group>
-        <Text size="sm" ff="monospace" truncate>
-          {id}
-        </Text>
-        {(data.run?.status === 'running' || data.run?.status === 'retrying') && data.run.startedAt && (
-          <Text size="xs" c="gray.8">
-            since {new Date(data.run.startedAt).toLocaleTimeString()}
-            {data.run.nextAttemptIn !== undefined ? ` · next attempt in ${formatDuration(data.run.nextAttemptIn)}` : ''}
-          </Text>
+      <div className={classes.head}>
+        <span className={classes.type}>{data.component}</span>
+        {state && badge && (
+          <span className={classes.badge} style={{ background: cssColor(badge), color: badgeText(badge) }} data-testid={`node-state-${id}`}>
+            {state}
+          </span>
         )}
-        {data.run && (data.run.duration !== undefined || data.run.attempts > 1) && (
-          <Text size="xs" c="gray.8">
-            {formatDuration(data.run.duration)}
-            {data.run.attempts > 1 ? ` · ${data.run.attempts} attempts` : ''}
-          </Text>
-        )}
-        {data.run?.error?.message && (
-          <Text size="xs" c="red.9" lineClamp={2}>
-            {data.run.error.code ? `${data.run.error.code}: ` : ''}
-            {data.run.error.message}
-          </Text>
-        )}
-        {data.issues?.map((issue) => (
-          <Text key={`${issue.field}:${issue.message}`} size="xs" c="red.9" role="alert" data-testid={`node-issue-${id}`}>
-            {issue.field}: {issue.message}
-          </Text>
-        ))}
-      </Stack>
-      {isCondition ? (
+      </div>
+      <div className={classes.id}>{id}</div>
+      {(state === 'running' || state === 'retrying') && data.run?.startedAt && (
+        <div className={classes.line}>
+          since {new Date(data.run.startedAt).toLocaleTimeString()}
+          {data.run.nextAttemptIn !== undefined ? ` · next attempt in ${formatDuration(data.run.nextAttemptIn)}` : ''}
+        </div>
+      )}
+      {data.run && (data.run.duration !== undefined || data.run.attempts > 1) && (
+        <div className={classes.line}>
+          {formatDuration(data.run.duration)}
+          {data.run.attempts > 1 ? ` · ${data.run.attempts} attempts` : ''}
+        </div>
+      )}
+      {data.run?.error?.message && (
+        <div className={classes.problem}>
+          {data.run.error.code ? `${data.run.error.code}: ` : ''}
+          {data.run.error.message}
+        </div>
+      )}
+      {data.issues?.map((issue) => (
+        <div key={`${issue.field}:${issue.message}`} className={classes.problem} role="alert" data-testid={`node-issue-${id}`}>
+          {issue.field}: {issue.message}
+        </div>
+      ))}
+      {data.component === 'Condition' ? (
         <>
           <Handle
             type="source"
@@ -91,7 +87,7 @@ export const ComponentNode = memo(function ComponentNode({ id, data, selected }:
       ) : (
         <Handle type="source" position={Position.Right} style={handleStyle} data-testid={`handle-out-${id}`} />
       )}
-    </Paper>
+    </div>
   );
 });
 
