@@ -65,8 +65,8 @@ export function forTooling(document: Json): Json {
       if (seen) operation.operationId = `${operation.operationId}${seen + 1}`;
     }
   }
-  const components = ((copy.components ??= {}) as Json);
-  const schemas = ((components.schemas ??= {}) as Json);
+  const components = (copy.components ??= {}) as Json;
+  const schemas = (components.schemas ??= {}) as Json;
   // Changes the copy in place.
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);

@@ -43,8 +43,18 @@ function webSocketClass(platform: PlatformClient): WebSocketConstructor {
 function upgradeError(event: unknown, url: string): PlatformError {
   const message = (event as { message?: string; error?: Error })?.message ?? (event as { error?: Error })?.error?.message ?? 'WebSocket error';
   const status = Number(/Unexpected server response: (\d{3})/.exec(message)?.[1] ?? 0);
-  const codes: Record<number, string> = { 401: 'invalid_token', 403: 'insufficient_permissions', 404: 'not_found', 429: 'rate_limited', 503: 'dependency_unavailable' };
-  return new PlatformError(status, codes[status] ?? (status ? `http_${status}` : 'network_error'), `${url.replace(/access_token=[^&]+/, 'access_token=…')}: ${message}`);
+  const codes: Record<number, string> = {
+    401: 'invalid_token',
+    403: 'insufficient_permissions',
+    404: 'not_found',
+    429: 'rate_limited',
+    503: 'dependency_unavailable',
+  };
+  return new PlatformError(
+    status,
+    codes[status] ?? (status ? `http_${status}` : 'network_error'),
+    `${url.replace(/access_token=[^&]+/, 'access_token=…')}: ${message}`,
+  );
 }
 
 /**
@@ -53,7 +63,12 @@ function upgradeError(event: unknown, url: string): PlatformError {
  * socket is closed with a refusal (4401, 4403) or an error. The token goes as `access_token`,
  * which every service and the gateway accept on an upgrade (a browser cannot set headers there).
  */
-export async function openStream<T = unknown>(platform: PlatformClient, service: ServiceName, path: string, options: StreamOptions = {}): Promise<EventStream<T>> {
+export async function openStream<T = unknown>(
+  platform: PlatformClient,
+  service: ServiceName,
+  path: string,
+  options: StreamOptions = {},
+): Promise<EventStream<T>> {
   const url = new URL(`${platform.serviceUrl(service)}${path}`, (globalThis as { location?: { href: string } }).location?.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   const headers = await platform.credentialHeaders();

@@ -176,7 +176,9 @@ describe('pagination', () => {
     const ingested = await fetch(`${platform.serviceUrl('tracing')}/v1/traces`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(await platform.credentialHeaders()) },
-      body: JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: project } }] }, scopeSpans: [{ spans }] }] }),
+      body: JSON.stringify({
+        resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: project } }] }, scopeSpans: [{ spans }] }],
+      }),
     });
     expect(ingested.status).toBe(200);
     const cursors: Array<string | undefined> = [];
@@ -194,7 +196,8 @@ describe('pagination', () => {
 
   it('stops at max and throws the error of a refused page', async () => {
     const first = [];
-    for await (const team of paginate((page) => platform.auth.GET('/api/v1/auth/teams', { params: { query: page } }), { pageSize: 1, max: 2 })) first.push(team);
+    for await (const team of paginate((page) => platform.auth.GET('/api/v1/auth/teams', { params: { query: page } }), { pageSize: 1, max: 2 }))
+      first.push(team);
     expect(first).toHaveLength(2);
     const anonymous = createPlatformClient({ baseUrl: booted.urls.gateway });
     const pages = paginate((page) => anonymous.auth.GET('/api/v1/auth/teams', { params: { query: page } }));
@@ -219,7 +222,10 @@ describe('streams', () => {
       }),
     );
     const run = await unwrap(
-      platform.workflowEngine.POST('/api/v1/workflows/{workflowId}/execute', { params: { path: { workflowId: workflow.id } }, body: { options: { async: true } } }),
+      platform.workflowEngine.POST('/api/v1/workflows/{workflowId}/execute', {
+        params: { path: { workflowId: workflow.id } },
+        body: { options: { async: true } },
+      }),
     );
     return (run as { executionId: string }).executionId;
   }
@@ -253,7 +259,13 @@ describe('streams', () => {
     try {
       const connection = await unwrap(
         platform.mcpRegistry.POST('/connections', {
-          body: { name: uniqueName('everything'), type: 'server', protocol: 'stdio', endpoint: { command: 'mcp-server-everything', args: [] }, capabilities: ['echo'] },
+          body: {
+            name: uniqueName('everything'),
+            type: 'server',
+            protocol: 'stdio',
+            endpoint: { command: 'mcp-server-everything', args: [] },
+            capabilities: ['echo'],
+          },
         }),
       );
       await unwrap(platform.mcpRegistry.POST('/connections/{connectionId}/health-check', { params: { path: { connectionId: connection.id } } }));

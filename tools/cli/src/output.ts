@@ -18,7 +18,11 @@ function cell(value: unknown): string {
 export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
   const cells = rows.map((row) => columns.map((column) => cell(column.value(row)).replace(/\s+/g, ' ').slice(0, 60)));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => line[i].length)));
-  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((column) => column.header.toUpperCase())), ...cells.map(line)].join('\n');
 }
 

@@ -76,7 +76,11 @@ async function startEchoAgent() {
       res.writeHead(202, { 'content-type': 'application/json' }).end('{}');
       const task = findTask(JSON.parse(body || '{}'));
       if (task) {
-        void fetch(task.reply_to, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ output: { echoed: task.input } }) });
+        void fetch(task.reply_to, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ output: { echoed: task.input } }),
+        });
       }
     });
   });
@@ -191,7 +195,11 @@ describe('agents', () => {
       security: {
         tier: 'tier_2_write_limited',
         capabilities: { required: ['network-outbound'], optional: [] },
-        sandboxing: { required: true, type: 'container', resource_limits: { max_memory_mb: 512, max_cpu_cores: 0.5, max_execution_seconds: 120, max_disk_mb: 1024 } },
+        sandboxing: {
+          required: true,
+          type: 'container',
+          resource_limits: { max_memory_mb: 512, max_cpu_cores: 0.5, max_execution_seconds: 120, max_disk_mb: 1024 },
+        },
       },
     });
     const published = await cli(['agents', 'publish', manifest, '-o', 'json']);
@@ -250,17 +258,24 @@ describe('workflows and runs', () => {
     const created = await cli([
       'workflows',
       'create',
-      file('flow.yaml', JSON.stringify({
-        name: uniqueName('cli-flow'),
-        category,
-        flow: {
-          nodes: [node('check', 'Condition', { condition: 'score > 5', input: { score: 9 } }), node('join', 'Merge', { inputs: ['done'] }), node('last', 'Merge', { inputs: ['{{join.merged}}'] })],
-          edges: [
-            { source: 'check', target: 'join', sourceHandle: 'true' },
-            { source: 'join', target: 'last' },
-          ],
-        },
-      })),
+      file(
+        'flow.yaml',
+        JSON.stringify({
+          name: uniqueName('cli-flow'),
+          category,
+          flow: {
+            nodes: [
+              node('check', 'Condition', { condition: 'score > 5', input: { score: 9 } }),
+              node('join', 'Merge', { inputs: ['done'] }),
+              node('last', 'Merge', { inputs: ['{{join.merged}}'] }),
+            ],
+            edges: [
+              { source: 'check', target: 'join', sourceHandle: 'true' },
+              { source: 'join', target: 'last' },
+            ],
+          },
+        }),
+      ),
       '-o',
       'json',
     ]);
@@ -289,7 +304,10 @@ describe('workflows and runs', () => {
     const [run] = json<Array<{ executionId: string; status: string }>>(runs);
     expect(run.status).toBe('completed');
     const status = await cli(['workflows', 'run-status', run.executionId]);
-    expect(shown(status)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Run \S+: completed in \d+ ms\nNODE\s+STATUS\s+MS\s+ATTEMPTS\ncheck\s+completed/) });
+    expect(shown(status)).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Run \S+: completed in \d+ ms\nNODE\s+STATUS\s+MS\s+ATTEMPTS\ncheck\s+completed/),
+    });
   });
 
   it('runs (workers): lists a running run, shows it, cancels it, retries it', async () => {
@@ -383,7 +401,13 @@ describe('MCP and models', () => {
     const response = await fetch(`${booted.urls['mcp-registry']}/connections`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ name: uniqueName('everything'), type: 'server', protocol: 'stdio', endpoint: { command: 'mcp-server-everything', args: [] }, capabilities: ['echo'] }),
+      body: JSON.stringify({
+        name: uniqueName('everything'),
+        type: 'server',
+        protocol: 'stdio',
+        endpoint: { command: 'mcp-server-everything', args: [] },
+        capabilities: ['echo'],
+      }),
     });
     expect(response.status).toBe(201);
     connectionId = ((await response.json()) as { id: string }).id;

@@ -338,7 +338,11 @@ function pathDrift(committed: Json, served: Json): string {
   const added = Object.keys(after).filter((key) => !(key in before));
   const removed = Object.keys(before).filter((key) => !(key in after));
   const changed = Object.keys(after).filter((key) => key in before && JSON.stringify(after[key]) !== JSON.stringify(before[key]));
-  const parts = [added.length && `added ${added.join(', ')}`, removed.length && `removed ${removed.join(', ')}`, changed.length && `changed ${changed.join(', ')}`];
+  const parts = [
+    added.length && `added ${added.join(', ')}`,
+    removed.length && `removed ${removed.join(', ')}`,
+    changed.length && `changed ${changed.join(', ')}`,
+  ];
   return parts.filter(Boolean).join('; ') || 'outside paths (info, components)';
 }
 

@@ -60,10 +60,17 @@ export function agentCommands(program: Command, io: Io): void {
       }
       for (const warning of validation.warnings) context.out.note(`warning: ${warning.path}: ${warning.message}`);
       const platform = await context.platform();
-      const deployment = options.endpoint || options.image ? { ...(options.endpoint && { endpoint: options.endpoint }), ...(options.image && { image: options.image }) } : undefined;
+      const deployment =
+        options.endpoint || options.image
+          ? { ...(options.endpoint && { endpoint: options.endpoint }), ...(options.image && { image: options.image }) }
+          : undefined;
       const created = (await unwrap(
         platform.gateway.POST('/api/v1/agents', {
-          body: { manifest: validation.manifest as Record<string, unknown>, ...(deployment && { deployment }), ...(options.team && { team: options.team }) } as never,
+          body: {
+            manifest: validation.manifest as Record<string, unknown>,
+            ...(deployment && { deployment }),
+            ...(options.team && { team: options.team }),
+          } as never,
         }),
       )) as GatewayAgent;
       context.out.data(created, () => table([created], AGENT_COLUMNS));
@@ -103,7 +110,9 @@ export function agentCommands(program: Command, io: Io): void {
       const platform = await context.platform();
       const agent = await agentById(platform, id);
       const versions = await unwrap(
-        platform.registry.GET('/api/v1/agents/{namespace}/{name}/versions', { params: { path: { namespace: agent.namespace, name: agent.name }, query: { limit: 500 } } }),
+        platform.registry.GET('/api/v1/agents/{namespace}/{name}/versions', {
+          params: { path: { namespace: agent.namespace, name: agent.name }, query: { limit: 500 } },
+        }),
       );
       const rows = versions.items as Array<Record<string, unknown>>;
       context.out.data(versions, () =>

@@ -13,10 +13,12 @@ export function mcpCommands(program: Command, io: Io): void {
     .action(async (options: { limit: number }, command: Command) => {
       const context = createContext(command, io);
       const platform = await context.platform();
-      const rows = await collect(paginate((page) => platform.mcpRegistry.GET('/connections', { params: { query: page } }), {
-        max: options.limit,
-        pageSize: Math.min(options.limit, 500),
-      }));
+      const rows = await collect(
+        paginate((page) => platform.mcpRegistry.GET('/connections', { params: { query: page } }), {
+          max: options.limit,
+          pageSize: Math.min(options.limit, 500),
+        }),
+      );
       context.out.data(rows, () =>
         table(rows, [
           { header: 'id', value: (row) => row.id },
@@ -33,7 +35,10 @@ export function mcpCommands(program: Command, io: Io): void {
     .action(async (connectionId: string, _options: unknown, command: Command) => {
       const context = createContext(command, io);
       const platform = await context.platform();
-      const connection = (await unwrap(platform.mcpRegistry.GET('/connections/{connectionId}', { params: { path: { connectionId } } }))) as Record<string, unknown>;
+      const connection = (await unwrap(platform.mcpRegistry.GET('/connections/{connectionId}', { params: { path: { connectionId } } }))) as Record<
+        string,
+        unknown
+      >;
       const tools = (connection.tools ?? connection.capabilities ?? []) as Array<{ name: string; description?: string }>;
       context.out.data(tools, () =>
         table(tools, [

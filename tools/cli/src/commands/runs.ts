@@ -15,10 +15,12 @@ export function runCommands(program: Command, io: Io): void {
     .action(async (options: { limit: number }, command: Command) => {
       const context = createContext(command, io);
       const platform = await context.platform();
-      const rows = await collect(paginate((page) => platform.workers.GET('/api/v1/workflows/running', { params: { query: page } }), {
-        max: options.limit,
-        pageSize: Math.min(options.limit, 500),
-      }));
+      const rows = await collect(
+        paginate((page) => platform.workers.GET('/api/v1/workflows/running', { params: { query: page } }), {
+          max: options.limit,
+          pageSize: Math.min(options.limit, 500),
+        }),
+      );
       context.out.data(rows, () =>
         table(rows, [
           { header: 'run', value: (row) => row.workflow_id },

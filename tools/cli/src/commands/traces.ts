@@ -59,7 +59,10 @@ export function traceCommands(program: Command, io: Io): void {
           const fresh = [];
           for (const project of await projects(platform, chosen)) {
             for await (const span of paginateCursor(
-              (cursor) => platform.tracing.GET('/api/projects/{project}/spans', { params: { path: { project }, query: { limit: 200, from, ...(cursor && { cursor }) } } }),
+              (cursor) =>
+                platform.tracing.GET('/api/projects/{project}/spans', {
+                  params: { path: { project }, query: { limit: 200, from, ...(cursor && { cursor }) } },
+                }),
               { max: 2000 },
             )) {
               if (!seen.has(span.span_id)) fresh.push(span);

@@ -19,7 +19,9 @@ export function workflowCommands(program: Command, io: Io): void {
         throw new CliError(
           `${file} is not a valid workflow`,
           ExitCode.invalidInput,
-          parsed.error.issues.map((issue) => `$${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}: ${issue.message}`),
+          parsed.error.issues.map(
+            (issue) => `$${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}: ${issue.message}`,
+          ),
         );
       }
       const platform = await context.platform();
@@ -35,10 +37,15 @@ export function workflowCommands(program: Command, io: Io): void {
     .action(async (options: { category?: string; limit: number }, command: Command) => {
       const context = createContext(command, io);
       const platform = await context.platform();
-      const rows = await collect(paginate(
-        (page) => platform.workflowEngine.GET('/api/v1/workflows/catalog', { params: { query: { ...page, ...(options.category && { category: options.category }) } } }),
-        { max: options.limit, pageSize: Math.min(options.limit, 500) },
-      ));
+      const rows = await collect(
+        paginate(
+          (page) =>
+            platform.workflowEngine.GET('/api/v1/workflows/catalog', {
+              params: { query: { ...page, ...(options.category && { category: options.category }) } },
+            }),
+          { max: options.limit, pageSize: Math.min(options.limit, 500) },
+        ),
+      );
       context.out.data(rows, () =>
         table(rows, [
           { header: 'id', value: (row) => row.id },
@@ -83,7 +90,8 @@ export function workflowCommands(program: Command, io: Io): void {
           failure = event.error;
         }
       }
-      if (outcome === 'workflow-failed') throw new CliError(`run ${accepted.executionId} failed${failure ? `: ${JSON.stringify(failure)}` : ''}`, ExitCode.apiError);
+      if (outcome === 'workflow-failed')
+        throw new CliError(`run ${accepted.executionId} failed${failure ? `: ${JSON.stringify(failure)}` : ''}`, ExitCode.apiError);
       if (!outcome) throw new CliError(`the stream of run ${accepted.executionId} ended before the run did`, ExitCode.network);
     });
 
@@ -94,10 +102,12 @@ export function workflowCommands(program: Command, io: Io): void {
     .action(async (id: string, options: { limit: number }, command: Command) => {
       const context = createContext(command, io);
       const platform = await context.platform();
-      const rows = await collect(paginate(
-        (page) => platform.workflowEngine.GET('/api/v1/workflows/{workflowId}/executions', { params: { path: { workflowId: id }, query: page } }),
-        { max: options.limit, pageSize: Math.min(options.limit, 500) },
-      ));
+      const rows = await collect(
+        paginate((page) => platform.workflowEngine.GET('/api/v1/workflows/{workflowId}/executions', { params: { path: { workflowId: id }, query: page } }), {
+          max: options.limit,
+          pageSize: Math.min(options.limit, 500),
+        }),
+      );
       context.out.data(rows, () =>
         table(rows, [
           { header: 'run', value: (row) => row.executionId },
