@@ -8,15 +8,21 @@ async function readable(page: Page): Promise<void> {
   await expectAccessible(page);
 }
 
-/** Registers an agent with the mesh through its API, as a running agent does. */
-async function registerAgent(name: string): Promise<string> {
-  const response = await fetch(`${platformUrls().mesh}/api/v1/agents`, {
-    method: 'POST',
+/** A call to the mesh's API as the admin; throws on an answer other than 2xx. */
+async function meshCall<T>(method: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${platformUrls().mesh}/api/v1${path}`, {
+    method,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${await adminAccessToken()}` },
-    body: JSON.stringify({ name, namespace: 'console-e2e', capabilities: ['summarize'], check: { type: 'ttl', ttl_ms: 600_000 } }),
+    body: JSON.stringify(body),
   });
-  if (response.status !== 201 && response.status !== 200) throw new Error(`registering answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** Registers an agent with the mesh through its API, as a running agent does. */
+async function registerAgent(name: string, endpoint?: string): Promise<string> {
+  const body = { name, namespace: 'console-e2e', capabilities: ['summarize'], endpoint, check: { type: 'ttl', ttl_ms: 600_000 } };
+  return (await meshCall<{ id: string }>('POST', '/agents', body)).id;
 }
 
 test.describe('mesh', () => {
@@ -42,9 +48,28 @@ test.describe('mesh', () => {
 
     await page.getByRole('tab', { name: 'Dead letters' }).click();
     await expect(page.getByText(/\d+ dead letters?/)).toBeVisible();
-    await page.getByRole('button', { name: 'Retry all' }).click();
-    await expect(page.getByRole('status')).toContainText(/queued again/);
     await readable(page);
+  });
+
+  test('a message no agent could take lands in the dead letters, and is sent again from there', async ({ page }) => {
+    // One attempt per message, so that the refused delivery is dead at once (this run's platform only).
+    await meshCall('PUT', '/config', { max_delivery_attempts: 1 });
+    try {
+      // An endpoint where nothing listens: the delivery fails.
+      const agentId = await registerAgent(`e2e-${randomBytes(4).toString('hex')}`, 'http://127.0.0.1:9/inbox');
+      const sent = await meshCall<{ id: string; message_id: string }>('POST', '/messages', { to: agentId, payload: { order: 7 } });
+      await signIn(page);
+      await page.goto('/mesh');
+      await page.getByRole('tab', { name: 'Dead letters' }).click();
+      const row = page.getByRole('row').filter({ hasText: sent.message_id });
+      await expect(row).toContainText(agentId);
+      await readable(page);
+      await row.getByRole('checkbox').check();
+      await page.getByRole('button', { name: 'Retry selected (1)' }).click();
+      await expect(page.getByRole('status')).toContainText('1 message is queued again.');
+    } finally {
+      await meshCall('PUT', '/config', { max_delivery_attempts: 5 });
+    }
   });
 
   test("retrying dead letters without mesh:admin shows the API's refusal", async ({ page }) => {
