@@ -62,7 +62,7 @@ export function RunPage() {
             {run.error && (
               <Paper withBorder p="sm" role="alert" style={{ borderColor: 'var(--mantine-color-red-6)' }}>
                 <Text size="sm" fw={700} c="red.9">
-                  Why it failed
+                  {run.state === 'cancelled' ? 'Why it stopped' : 'Why it failed'}
                 </Text>
                 <Text size="sm">{run.error}</Text>
                 {run.blocked_steps.length > 0 && <Text size="sm">Blocked: {run.blocked_steps.join(', ')}</Text>}
