@@ -1,10 +1,11 @@
 import { Alert, Button, Card, Center, Divider, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { gateway } from '@platform/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useSession } from '../api';
 import { listProviders } from '../api/providers';
-import { ApiErrorAlert } from '../ui';
+import { ApiErrorAlert, fieldErrors } from '../ui';
 import { safeNext } from './navigation';
 
 export function SignInPage() {
@@ -17,6 +18,7 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [invalid, setFieldErrors] = useState<Record<string, string>>({});
   const providers = useQuery({ queryKey: ['console', 'providers'], queryFn: listProviders, retry: false });
   // The first frame of the form, for bench:console's time to first render.
   useEffect(() => {
@@ -27,10 +29,14 @@ export function SignInPage() {
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
+    // The gateway's own schema of the request: what it would refuse is said here, field by field.
+    const parsed = gateway.ConsoleLoginRequest.safeParse({ username, password });
+    if (!parsed.success) return setFieldErrors(fieldErrors(parsed.error));
+    setFieldErrors({});
     setBusy(true);
     setError(undefined);
     try {
-      await signIn(username, password);
+      await signIn(parsed.data.username, parsed.data.password);
       navigate(next, { replace: true });
     } catch (caught) {
       setError(caught);
@@ -52,7 +58,7 @@ export function SignInPage() {
                 {state.reason}
               </Text>
             )}
-            <TextInput label="Username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
+            <TextInput label="Username" name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} error={invalid.username} />
             <PasswordInput
               label="Password"
               name="password"
@@ -60,6 +66,7 @@ export function SignInPage() {
               required
               value={password}
               onChange={(e) => setPassword(e.currentTarget.value)}
+              error={invalid.password}
             />
             {oauthError && !error && (
               <Alert color="red" title="Sign-in failed" role="alert">
