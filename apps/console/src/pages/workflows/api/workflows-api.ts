@@ -1,15 +1,13 @@
 import type { workflowEngine } from '@platform/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
-import { usePlatform } from '../../../api';
+import { unwrap, usePlatform } from '../../../api';
 
 type CatalogResponse = z.infer<typeof workflowEngine.CatalogResponse>;
 type ExecutionHistory = z.infer<typeof workflowEngine.ExecutionHistory>;
 type ExecutionAccepted = z.infer<typeof workflowEngine.ExecutionAccepted>;
 type WorkflowCreated = z.infer<typeof workflowEngine.WorkflowCreated>;
 export type CatalogEntry = CatalogResponse['workflows'][number];
-
-const ENGINE = 'workflow-engine' as const;
 
 export const workflowKeys = {
   catalog: (offset: number) => ['workflow-engine', 'catalog', offset] as const,
@@ -20,28 +18,29 @@ export const workflowKeys = {
 };
 
 export function useCatalog(offset: number, limit = 50) {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   return useQuery({
     queryKey: workflowKeys.catalog(offset),
-    queryFn: () => request<CatalogResponse>(ENGINE, '/api/v1/workflows/catalog', { query: { limit, offset } }),
+    queryFn: (): Promise<CatalogResponse> => unwrap(platform.workflowEngine.GET('/api/v1/workflows/catalog', { params: { query: { limit, offset } } })),
   });
 }
 
 /** The component library: it ships with the engine, so it is read once per page load. */
 export function useComponents() {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   return useQuery({
     queryKey: workflowKeys.components,
-    queryFn: () => request<{ components: workflowEngine.ComponentInfo[] }>(ENGINE, '/api/v1/components'),
+    queryFn: (): Promise<{ components: workflowEngine.ComponentInfo[] }> => unwrap(platform.workflowEngine.GET('/api/v1/components')),
     staleTime: Infinity,
   });
 }
 
 export function useWorkflow(id: string | undefined) {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   return useQuery({
     queryKey: workflowKeys.workflow(id ?? ''),
-    queryFn: () => request<workflowEngine.WorkflowDetail>(ENGINE, `/api/v1/workflows/${encodeURIComponent(id ?? '')}`),
+    queryFn: (): Promise<workflowEngine.WorkflowDetail> =>
+      unwrap(platform.workflowEngine.GET('/api/v1/workflows/{workflowId}', { params: { path: { workflowId: id ?? '' } } })),
     enabled: Boolean(id),
     // A stored workflow never changes.
     staleTime: Infinity,
@@ -49,18 +48,20 @@ export function useWorkflow(id: string | undefined) {
 }
 
 export function useExecutionHistory(workflowId: string, offset = 0) {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   return useQuery({
     queryKey: [...workflowKeys.history(workflowId), offset],
-    queryFn: () => request<ExecutionHistory>(ENGINE, `/api/v1/workflows/${encodeURIComponent(workflowId)}/executions`, { query: { limit: 20, offset } }),
+    queryFn: (): Promise<ExecutionHistory> =>
+      unwrap(platform.workflowEngine.GET('/api/v1/workflows/{workflowId}/executions', { params: { path: { workflowId }, query: { limit: 20, offset } } })),
   });
 }
 
 export function useExecution(executionId: string) {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   return useQuery({
     queryKey: workflowKeys.execution(executionId),
-    queryFn: () => request<workflowEngine.Execution>(ENGINE, `/api/v1/executions/${encodeURIComponent(executionId)}`),
+    queryFn: (): Promise<workflowEngine.Execution> =>
+      unwrap(platform.workflowEngine.GET('/api/v1/executions/{executionId}', { params: { path: { executionId } } })),
   });
 }
 
@@ -72,19 +73,22 @@ export interface NewWorkflow {
 }
 
 export function useCreateWorkflow() {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: NewWorkflow) => request<WorkflowCreated>(ENGINE, '/api/v1/workflows', { method: 'POST', json: body }),
+    mutationFn: (body: NewWorkflow): Promise<WorkflowCreated> => unwrap(platform.workflowEngine.POST('/api/v1/workflows', { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['workflow-engine', 'catalog'] }),
   });
 }
 
 export function useExecuteWorkflow(workflowId: string) {
-  const { request } = usePlatform();
+  const platform = usePlatform();
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => request<ExecutionAccepted>(ENGINE, `/api/v1/workflows/${encodeURIComponent(workflowId)}/execute`, { method: 'POST', json: {} }),
+    mutationFn: (): Promise<ExecutionAccepted> =>
+      unwrap(
+        platform.workflowEngine.POST('/api/v1/workflows/{workflowId}/execute', { params: { path: { workflowId } }, body: {} }),
+      ) as Promise<ExecutionAccepted>,
     onSuccess: () => client.invalidateQueries({ queryKey: workflowKeys.history(workflowId) }),
   });
 }
