@@ -634,19 +634,6 @@ export interface components {
             packageType: string;
             createdAt: string | null;
         };
-        ModelAccessRequest: {
-            /** @description Models the caller may call: names or prefixes ending in `*`; `["*"]` allows all, `[]` none */
-            models: string[];
-            /**
-             * @description Prompt plus completion tokens per calendar month (UTC); null: no budget
-             * @default null
-             */
-            monthlyTokenBudget: number | null;
-            /** @description The caller's own fallbacks, tried before the configured ones */
-            fallbacks?: {
-                [key: string]: string[];
-            };
-        };
         ModelAccess: {
             subject: string;
             models: string[];
@@ -663,6 +650,62 @@ export interface components {
                 totalTokens: number;
                 requests: number;
                 remainingTokens: number | null;
+            };
+        };
+        ModelAccessRequest: {
+            /** @description Models the caller may call: names or prefixes ending in `*`; `["*"]` allows all, `[]` none */
+            models: string[];
+            /**
+             * @description Prompt plus completion tokens per calendar month (UTC); null: no budget
+             * @default null
+             */
+            monthlyTokenBudget: number | null;
+            /** @description The caller's own fallbacks, tried before the configured ones */
+            fallbacks?: {
+                [key: string]: string[];
+            };
+        };
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: ({
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+                /** @enum {string} */
+                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                logprobs: null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            system_fingerprint?: string;
+        };
+        OpenAiError: {
+            error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
             };
         };
         ChatCompletionRequest: {
@@ -762,59 +805,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ChatCompletion: {
-            id: string;
-            /** @constant */
-            object: "chat.completion";
-            created: number;
-            model: string;
-            choices: {
-                index: number;
-                message: {
-                    /** @constant */
-                    role: "assistant";
-                    content: string | null;
-                    tool_calls?: ({
-                        id: string;
-                        /** @constant */
-                        type: "function";
-                        function: {
-                            name: string;
-                            arguments: string;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                };
-                /** @enum {string} */
-                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
-                logprobs: null;
-            }[];
-            usage: {
-                prompt_tokens: number;
-                completion_tokens: number;
-                total_tokens: number;
-            };
-            system_fingerprint?: string;
-        };
-        OpenAiError: {
-            error: {
-                message: string;
-                type: string;
-                code: string | null;
-                param: string | null;
-            };
-        };
-        EmbeddingsRequest: {
-            model: string;
-            input: string | string[];
-            /** @enum {string} */
-            encoding_format?: "float" | "base64";
-            dimensions?: number;
-            user?: string;
-        } & {
-            [key: string]: unknown;
-        };
         Embeddings: {
             /** @constant */
             object: "list";
@@ -829,6 +819,16 @@ export interface components {
                 prompt_tokens: number;
                 total_tokens: number;
             };
+        };
+        EmbeddingsRequest: {
+            model: string;
+            input: string | string[];
+            /** @enum {string} */
+            encoding_format?: "float" | "base64";
+            dimensions?: number;
+            user?: string;
+        } & {
+            [key: string]: unknown;
         };
         ModelList: {
             /** @constant */

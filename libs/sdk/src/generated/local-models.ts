@@ -303,6 +303,22 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        GenerateResponse: {
+            model: string;
+            created_at: string;
+            response: string;
+            done: boolean;
+            done_reason?: string;
+            /** @description Nanoseconds, as Ollama counts */
+            total_duration?: number;
+            load_duration?: number;
+            prompt_eval_count?: number;
+            prompt_eval_duration?: number;
+            eval_count?: number;
+            eval_duration?: number;
+        } & {
+            [key: string]: unknown;
+        };
         GenerateRequest: {
             /** @description A model name, `name:tag` (`:latest` when no tag is given) */
             model: string;
@@ -336,10 +352,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        GenerateResponse: {
+        ChatResponse: {
             model: string;
             created_at: string;
-            response: string;
+            message: {
+                role: string;
+                content: string;
+            } & {
+                [key: string]: unknown;
+            };
             done: boolean;
             done_reason?: string;
             /** @description Nanoseconds, as Ollama counts */
@@ -374,24 +395,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ChatResponse: {
+        EmbedResponse: {
             model: string;
-            created_at: string;
-            message: {
-                role: string;
-                content: string;
-            } & {
-                [key: string]: unknown;
-            };
-            done: boolean;
-            done_reason?: string;
-            /** @description Nanoseconds, as Ollama counts */
+            embeddings: number[][];
             total_duration?: number;
             load_duration?: number;
             prompt_eval_count?: number;
-            prompt_eval_duration?: number;
-            eval_count?: number;
-            eval_duration?: number;
         } & {
             [key: string]: unknown;
         };
@@ -402,15 +411,6 @@ export interface components {
             truncate?: boolean;
             options?: components["schemas"]["ModelOptions"];
             keep_alive?: string | number;
-        } & {
-            [key: string]: unknown;
-        };
-        EmbedResponse: {
-            model: string;
-            embeddings: number[][];
-            total_duration?: number;
-            load_duration?: number;
-            prompt_eval_count?: number;
         } & {
             [key: string]: unknown;
         };
@@ -433,17 +433,6 @@ export interface components {
                 };
             }[];
         };
-        InvokeRequest: {
-            /** @enum {string} */
-            tool: "generate" | "chat" | "embed";
-            input: {
-                prompt: string;
-                /** @description A model name, `name:tag` (`:latest` when no tag is given) */
-                model: string;
-                system?: string;
-                options?: components["schemas"]["ModelOptions"];
-            };
-        };
         InvokeResponse: {
             result: {
                 output: string | number[];
@@ -460,6 +449,17 @@ export interface components {
             };
             /** @enum {string} */
             backend: "ollama" | "embedded";
+        };
+        InvokeRequest: {
+            /** @enum {string} */
+            tool: "generate" | "chat" | "embed";
+            input: {
+                prompt: string;
+                /** @description A model name, `name:tag` (`:latest` when no tag is given) */
+                model: string;
+                system?: string;
+                options?: components["schemas"]["ModelOptions"];
+            };
         };
         UsageList: {
             items: components["schemas"]["UsageRecord"][];
@@ -495,6 +495,68 @@ export interface components {
             /** @enum {string} */
             status: "ok" | "aborted";
             requestId: string | null;
+        };
+        UsageQuery: {
+            /** @default 50 */
+            limit: number;
+            /** @default 0 */
+            offset: number;
+            /**
+             * Format: date-time
+             * @description Inclusive start (ISO 8601)
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Exclusive end (ISO 8601)
+             */
+            to?: string;
+            model?: string;
+            /** @description Only with models:admin; others see their own calls */
+            subject?: string;
+        };
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: ({
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+                /** @enum {string} */
+                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                logprobs: null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            system_fingerprint?: string;
+        };
+        OpenAiError: {
+            error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+            };
         };
         ChatCompletionRequest: {
             model: string;
@@ -593,48 +655,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ChatCompletion: {
+        TextCompletion: {
             id: string;
             /** @constant */
-            object: "chat.completion";
+            object: "text_completion";
             created: number;
             model: string;
             choices: {
                 index: number;
-                message: {
-                    /** @constant */
-                    role: "assistant";
-                    content: string | null;
-                    tool_calls?: ({
-                        id: string;
-                        /** @constant */
-                        type: "function";
-                        function: {
-                            name: string;
-                            arguments: string;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                };
-                /** @enum {string} */
-                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                text: string;
+                finish_reason: ("stop" | "length" | "tool_calls" | "content_filter") | null;
                 logprobs: null;
             }[];
-            usage: {
+            usage?: {
                 prompt_tokens: number;
                 completion_tokens: number;
                 total_tokens: number;
-            };
-            system_fingerprint?: string;
-        };
-        OpenAiError: {
-            error: {
-                message: string;
-                type: string;
-                code: string | null;
-                param: string | null;
-            };
+            } | null;
         };
         TextCompletionRequest: {
             model: string;
@@ -659,34 +696,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        TextCompletion: {
-            id: string;
-            /** @constant */
-            object: "text_completion";
-            created: number;
-            model: string;
-            choices: {
-                index: number;
-                text: string;
-                finish_reason: ("stop" | "length" | "tool_calls" | "content_filter") | null;
-                logprobs: null;
-            }[];
-            usage?: {
-                prompt_tokens: number;
-                completion_tokens: number;
-                total_tokens: number;
-            } | null;
-        };
-        EmbeddingsRequest: {
-            model: string;
-            input: string | string[];
-            /** @enum {string} */
-            encoding_format?: "float" | "base64";
-            dimensions?: number;
-            user?: string;
-        } & {
-            [key: string]: unknown;
-        };
         Embeddings: {
             /** @constant */
             object: "list";
@@ -701,6 +710,16 @@ export interface components {
                 prompt_tokens: number;
                 total_tokens: number;
             };
+        };
+        EmbeddingsRequest: {
+            model: string;
+            input: string | string[];
+            /** @enum {string} */
+            encoding_format?: "float" | "base64";
+            dimensions?: number;
+            user?: string;
+        } & {
+            [key: string]: unknown;
         };
         ModelList: {
             /** @constant */

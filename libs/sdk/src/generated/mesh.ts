@@ -111,7 +111,7 @@ export interface paths {
             cookie?: never;
         };
         /** Service health (as /health) */
-        get: operations["getHealth2"];
+        get: operations["getApiV1Health"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1177,7 +1177,7 @@ export interface operations {
             };
         };
     };
-    getHealth2: {
+    getApiV1Health: {
         parameters: {
             query?: never;
             header?: never;

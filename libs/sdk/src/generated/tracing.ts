@@ -766,6 +766,26 @@ export interface components {
             /** @default 0 */
             temperature: number;
         };
+        LlmJudgeMetric2: {
+            /** @constant */
+            kind: "llm_judge";
+            /** @default llm_judge */
+            name: string;
+            model: string;
+            prompt: string;
+            rubric: {
+                /** @default 0 */
+                min: number;
+                /** @default 1 */
+                max: number;
+                /** @description a score at or above it passes */
+                pass_threshold: number;
+                /** @description what each score means, given to the judge with the range */
+                criteria?: string;
+            };
+            /** @default 0 */
+            temperature: number;
+        };
         Projection: {
             id: string;
             method: string;
@@ -2134,7 +2154,7 @@ export interface operations {
                         name: "exact_match" | "contains" | "regex" | "levenshtein" | "json_valid" | "latency" | "tokens";
                         pattern?: string;
                         case_sensitive?: boolean;
-                    } | components["schemas"]["LlmJudgeMetric"])[];
+                    } | components["schemas"]["LlmJudgeMetric2"])[];
                     target?: {
                         /** Format: uri */
                         url: string;
