@@ -8,15 +8,13 @@
 // start to the `workflow-canvas-rendered` mark, which the canvas sets once every node has been
 // drawn and measured. Median of BENCH_ROUNDS (5) per side; target: the 200-node open under 1 s.
 // Printed beside it: the load average, and the CPU Chromium's processes spent per open.
-import { startPrivateRedis, testDatabaseUrl } from '@platform/testing';
+import { bootPlatform } from '@platform/testing';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from '@playwright/test';
-import { Client } from 'pg';
-import { startPlatform } from '../e2e/test/platform';
 import { fmt, median } from './lib/load';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -66,23 +64,6 @@ function descendantsCpuMicros(): number {
   return total;
 }
 
-/** The bench's own database, dropped first: every run starts from a fresh install, as the browser tests do. */
-async function freshDatabase(suffix: string): Promise<URL> {
-  const url = new URL(testDatabaseUrl);
-  const name = `${url.pathname.replace(/^\//, '') || 'platform'}${suffix}`;
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-  url.pathname = `/${name}`;
-  return url;
-}
-
 async function openCanvas(page: Page, baseUrl: string, workflowId: string, nodes: number): Promise<number> {
   await page.goto(`${baseUrl}/workflows/${workflowId}`);
   await page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, MARK, { timeout: 60_000 });
@@ -103,29 +84,20 @@ async function main() {
     stdio: 'inherit',
   });
   if (built.status !== 0) throw new Error('the console did not build');
-  const database = await freshDatabase('_bench_console_canvas');
-  const redis = await startPrivateRedis();
   const admin = { username: `bench-admin-${randomBytes(3).toString('hex')}`, password: randomBytes(16).toString('hex') };
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    NODE_ENV: 'test',
-    NO_COLOR: '1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: database.toString(),
-    REDIS_URL: redis.url,
-    MIGRATE_ON_START: 'true',
-    PLATFORM_READY_TIMEOUT_MS: '300000',
-    AUTH_ADMIN_USERNAME: admin.username,
-    AUTH_ADMIN_PASSWORD: admin.password,
-    OTEL_SDK_DISABLED: 'true',
-    WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
-    GATEWAY_CONSOLE_DIR: consoleDir,
-    // The bench signs in through the page, and the admin logs in once more through the API.
-    AUTH_LOGIN_RATE_LIMIT: '10000',
-  };
-  for (const name of Object.keys(env)) if (/_API_KEY$|_DATABASE_URL$|^GATEWAY_REPLY_SECRET$|^TRACING_INGEST_KEYS$/.test(name)) delete env[name];
   console.log('booting the platform ...');
-  const platform = await startPlatform(env, 420_000);
+  // Its own database, dropped first: every run starts from a fresh install, as the browser tests do.
+  const platform = await bootPlatform({
+    databaseSuffix: 'bench_console_canvas',
+    fresh: true,
+    env: {
+      AUTH_ADMIN_USERNAME: admin.username,
+      AUTH_ADMIN_PASSWORD: admin.password,
+      GATEWAY_CONSOLE_DIR: consoleDir,
+      // The bench signs in through the page, and the admin logs in once more through the API.
+      AUTH_LOGIN_RATE_LIMIT: '10000',
+    },
+  });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -194,7 +166,6 @@ async function main() {
   } finally {
     await browser.close();
     await platform.stop();
-    await redis.stop();
     rmSync(consoleDir, { recursive: true, force: true });
   }
 }

@@ -12,7 +12,7 @@
 // for a core on a loaded machine).
 // Run: npm run bench:console-waterfall   (BENCH_SPANS, default 10000; BENCH_ROUNDS, default 5;
 //      BENCH_SCROLL_FRAMES, default 300; CHROMIUM_PATH, default /usr/bin/chromium)
-import { startPrivateRedis, testDatabaseUrl, uniqueName } from '@platform/testing';
+import { bootPlatform, uniqueName, type BootedPlatform } from '@platform/testing';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +20,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { syntheticTrace } from '../../apps/console/src/pages/traces/waterfall/synthetic-trace';
-import { startPlatform, type Platform } from '../e2e/test/platform';
 import { median, percentile } from './lib/load';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -64,7 +63,7 @@ async function json(url: string, init: RequestInit & { token?: string } = {}) {
   return text ? JSON.parse(text) : undefined;
 }
 
-async function ingest(platform: Platform, token: string, spans: number, label: string): Promise<Case> {
+async function ingest(platform: BootedPlatform, token: string, spans: number, label: string): Promise<Case> {
   const traceId = hex(16);
   const trace = syntheticTrace({ spans, traceId, project: uniqueName('bench-waterfall') });
   await json(`${platform.urls.tracing}/v1/traces`, { method: 'POST', token, body: JSON.stringify(trace.body) });
@@ -188,31 +187,15 @@ async function main() {
   });
   if (built.status !== 0) throw new Error('the console did not build');
 
-  const redis = await startPrivateRedis();
-  const database = new URL(testDatabaseUrl);
-  database.pathname = `${database.pathname.replace(/\/$/, '') || '/platform'}_bench_console`;
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    NODE_ENV: 'test',
-    NO_COLOR: '1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: database.toString(),
-    REDIS_URL: redis.url,
-    MIGRATE_ON_START: 'true',
-    PLATFORM_READY_TIMEOUT_MS: '300000',
-    AUTH_ADMIN_USERNAME: uniqueName('bench-admin'),
-    AUTH_ADMIN_PASSWORD: hex(16),
-    TRACING_INGEST_KEY: hex(24),
-    // The platform's own spans would only add load to the figures.
-    OTEL_SDK_DISABLED: 'true',
-    WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
-  };
-  for (const name of Object.keys(env)) if (/_API_KEY$|_DATABASE_URL$|^TRACING_INGEST_KEYS$/.test(name)) delete env[name];
-
-  let platform: Platform | undefined;
+  let platform: BootedPlatform | undefined;
   const browser = await chromium.launch({ executablePath: CHROMIUM });
   try {
-    platform = await startPlatform(env, 600_000);
+    platform = await bootPlatform({
+      databaseSuffix: 'bench_console',
+      // The platform's own spans would only add load to the figures.
+      env: { OTEL_SDK_DISABLED: 'true' },
+      timeoutMs: 600_000,
+    });
     const gateway = platform.urls.gateway;
     const login = (await json(`${platform.urls.auth}/api/v1/auth/login`, {
       method: 'POST',
@@ -262,7 +245,6 @@ async function main() {
   } finally {
     await browser.close();
     await platform?.stop();
-    await redis.stop();
   }
 }
 

@@ -8,27 +8,13 @@
  *   libs/sdk/src/generated/<service>.ts  openapi-typescript's types of it
  * The platform's e2e test compares each served document with the committed one.
  */
-import { startPrivateRedis } from '@platform/testing';
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { bootPlatform } from '@platform/testing';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SDK = path.join(ROOT, 'libs/sdk');
-
-interface ReadyMessage {
-  type: 'ready';
-  urls: Record<string, string>;
-  services: Array<{ name: string; ok: boolean; reason?: string; tail?: string[] }>;
-}
-
-function databaseUrl(): string {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/platform');
-  url.pathname = `${url.pathname.replace(/\/$/, '') || '/platform'}_sdk`;
-  return url.toString();
-}
 
 /** The OpenAPI document as committed: stable key order is the service's own, two-space JSON. */
 export const documentText = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
@@ -43,49 +29,6 @@ function generatePrismaClients(): void {
       encoding: 'utf8',
     });
     if (result.status !== 0) throw new Error(`${app}: prisma generate failed:\n${result.stdout}${result.stderr}`);
-  }
-}
-
-async function bootPlatform(redisUrl: string) {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
-  for (const name of Object.keys(env)) if (/_API_KEY$|_DATABASE_URL$|^GATEWAY_REPLY_SECRET$|^TRACING_INGEST_KEYS$/.test(name)) delete env[name];
-  Object.assign(env, {
-    NODE_ENV: 'test',
-    NO_COLOR: '1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrl(),
-    REDIS_URL: redisUrl,
-    MIGRATE_ON_START: 'true',
-    PLATFORM_READY_TIMEOUT_MS: '300000',
-    AUTH_ADMIN_USERNAME: `sdk-admin-${randomBytes(4).toString('hex')}`,
-    AUTH_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
-    TRACING_INGEST_KEY: randomBytes(24).toString('hex'),
-    OTEL_SDK_DISABLED: 'true',
-  });
-  const child = spawn(process.execPath, [path.join(ROOT, 'tools/scripts/up.mjs'), '--ports=free', '--skip-setup'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  const logs: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) readline.createInterface({ input: stream }).on('line', (line) => logs.push(line) > 200 && logs.shift());
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    await exited;
-  };
-  try {
-    const ready = await new Promise<ReadyMessage>((resolve, reject) => {
-      child.on('message', (message: ReadyMessage) => message?.type === 'ready' && resolve(message));
-      child.once('exit', (code) => reject(new Error(`the platform exited (${code}) before it was up`)));
-    });
-    const failed = ready.services.filter((service) => !service.ok);
-    if (failed.length) throw new Error(failed.map((service) => `${service.name}: ${service.reason}\n${(service.tail ?? []).join('\n')}`).join('\n'));
-    return { urls: ready.urls, stop };
-  } catch (error) {
-    await stop();
-    throw new Error(`${(error as Error).message}\n${logs.slice(-40).join('\n')}`);
   }
 }
 
@@ -110,22 +53,17 @@ async function main(): Promise<void> {
     return;
   }
   generatePrismaClients();
-  const redis = await startPrivateRedis();
+  console.log('booting the platform (a private Redis, database *_sdk)…');
+  const platform = await bootPlatform({ databaseSuffix: 'sdk' });
   try {
-    console.log('booting the platform (a private Redis, database *_sdk)…');
-    const platform = await bootPlatform(redis.url);
-    try {
-      for (const [service, url] of Object.entries(platform.urls).sort()) {
-        const response = await fetch(`${url}/openapi.json`);
-        if (!response.ok) throw new Error(`${service}: GET /openapi.json answered ${response.status}`);
-        writeFileSync(path.join(SDK, 'openapi', `${service}.json`), documentText(await response.json()));
-        await writeTypes(service);
-      }
-    } finally {
-      await platform.stop();
+    for (const [service, url] of Object.entries(platform.urls).sort()) {
+      const response = await fetch(`${url}/openapi.json`);
+      if (!response.ok) throw new Error(`${service}: GET /openapi.json answered ${response.status}`);
+      writeFileSync(path.join(SDK, 'openapi', `${service}.json`), documentText(await response.json()));
+      await writeTypes(service);
     }
   } finally {
-    await redis.stop();
+    await platform.stop();
   }
 }
 

@@ -35,7 +35,11 @@ const refsOf = (node: unknown): string[] =>
     : node && typeof node === 'object'
       ? Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refsOf(value)))
       : [];
-const resolve = (document: Json, ref: string) => ref.slice(2).split('/').reduce<unknown>((at, part) => (at as Json | undefined)?.[part], document);
+const resolve = (document: Json, ref: string) =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((at, part) => (at as Json | undefined)?.[part], document);
 
 describe('buildOpenApiDocument', () => {
   // Two base paths, as a service that serves its routes under `/api/v1` and `/` does.

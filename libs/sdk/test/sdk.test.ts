@@ -1,4 +1,4 @@
-import { uniqueName } from '@platform/testing';
+import { bootPlatform, uniqueName, type BootedPlatform } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import WebSocket from 'ws';
@@ -15,7 +15,6 @@ import {
   type PlatformClient,
   type WebSocketConstructor,
 } from '../src';
-import { bootPlatform, type BootedPlatform } from './platform';
 
 /**
  * The SDK against the real platform (booted once, in database `*_sdk` and a private Redis): every
@@ -27,9 +26,9 @@ let platform: PlatformClient;
 const WS = WebSocket as unknown as WebSocketConstructor;
 
 beforeAll(async () => {
-  booted = await bootPlatform('sdk', {
-    MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
-    MCP_STDIO_PATH: path.join(__dirname, '../../../node_modules/.bin'),
+  booted = await bootPlatform({
+    databaseSuffix: 'sdk',
+    env: { MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything', MCP_STDIO_PATH: path.join(__dirname, '../../../node_modules/.bin') },
   });
   session = new PlatformSession({ baseUrl: booted.urls.gateway, WebSocket: WS, clientId: 'sdk-test' });
   await session.loginWithPassword(booted.admin.username, booted.admin.password);

@@ -9,3 +9,4 @@ export * from './local-server';
 export * from './fake-ollama';
 export * from './tenancy';
 export * from './redis-server';
+export * from './platform';

@@ -1,4 +1,4 @@
-import { startFakeOllama, uniqueName, type FakeOllama } from '@platform/testing';
+import { bootPlatform, startFakeOllama, uniqueName, type BootedPlatform, type FakeOllama } from '@platform/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -10,7 +10,6 @@ import type { Command } from 'commander';
 import { PassThrough } from 'node:stream';
 import { buildProgram, run } from '../src/program';
 import { runCli, type CliResult } from './cli';
-import { bootPlatform, type BootedPlatform } from './platform';
 
 /**
  * The `platform` command line against the whole platform (booted once for the suite, database
@@ -101,13 +100,16 @@ beforeAll(async () => {
   ollama = await startFakeOllama();
   stall = await stallingServer();
   echoAgent = await startEchoAgent();
-  booted = await bootPlatform('cli', {
-    OLLAMA_URL: ollama.url,
-    OLLAMA_TAGS_TTL_MS: '1',
-    MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
-    MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
-    WORKERS_ALLOW_PRIVATE_URLS: 'true',
-    OUTBOUND_ALLOW_PRIVATE: 'true',
+  booted = await bootPlatform({
+    databaseSuffix: 'cli',
+    env: {
+      OLLAMA_URL: ollama.url,
+      OLLAMA_TAGS_TTL_MS: '1',
+      MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
+      MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
+      WORKERS_ALLOW_PRIVATE_URLS: 'true',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+    },
   });
   home = mkdtempSync(path.join(os.tmpdir(), 'platform-cli-'));
   env = { HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), PLATFORM_URL: booted.urls.gateway };

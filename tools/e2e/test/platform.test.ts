@@ -1,10 +1,8 @@
-import { eventually, startFakeOllama, testDatabaseUrl, testRedisUrl, uniqueName, type FakeOllama } from '@platform/testing';
-import { Redis } from 'ioredis';
+import { bootPlatform, eventually, startFakeOllama, uniqueName, type BootedPlatform, type FakeOllama } from '@platform/testing';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { startPlatform, type Platform } from './platform';
 
 /**
  * The platform end to end (DESIGN.md, "End to end"): every service as its own process, booted the
@@ -14,19 +12,6 @@ import { startPlatform, type Platform } from './platform';
 const ROOT = path.resolve(__dirname, '../../..');
 // A database of its own, which each service creates and migrates on start like a fresh install:
 // the story is then told on a platform no other test file (or migration in progress) touches.
-const DATABASE_URL = (() => {
-  const url = new URL(testDatabaseUrl);
-  url.pathname = `${url.pathname.replace(/\/$/, '') || '/platform'}_e2e`;
-  return url.toString();
-})();
-// The platform's queues have fixed names: a Redis logical database of its own keeps other test
-// files' services from taking its jobs (and its rate-limit counters from theirs).
-const REDIS_URL = (() => {
-  const url = new URL(testRedisUrl);
-  url.pathname = '/6';
-  return url.toString();
-})();
-
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 type Json = Record<string, unknown> & { [key: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -40,7 +25,7 @@ interface SpanNode {
   children: SpanNode[];
 }
 
-let platform: Platform | undefined;
+let platform: BootedPlatform | undefined;
 let ollama: FakeOllama;
 let token: string;
 
@@ -82,37 +67,19 @@ const flatten = (nodes: SpanNode[]): SpanNode[] => nodes.flatMap((node) => [node
 
 beforeAll(async () => {
   ollama = await startFakeOllama();
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    await redis.flushdb();
-  } finally {
-    redis.disconnect();
-  }
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    NODE_ENV: 'test',
-    NO_COLOR: '1',
-    FORCE_COLOR: undefined,
-    LOG_LEVEL: 'info',
-    DATABASE_URL,
-    REDIS_URL,
-    MIGRATE_ON_START: 'true',
-    PLATFORM_READY_TIMEOUT_MS: '300000',
-    // Each run its own admin (the database outlives it) and its own span-export key.
-    AUTH_ADMIN_USERNAME: uniqueName('e2e-admin'),
-    AUTH_ADMIN_PASSWORD: hex(16),
-    TRACING_INGEST_KEY: hex(24),
-    // jest turns telemetry off for its own process; the services export their spans.
-    OTEL_SDK_DISABLED: 'false',
-    OTEL_BSP_SCHEDULE_DELAY: '200',
-    OLLAMA_URL: ollama.url,
-    OLLAMA_TAGS_TTL_MS: '1',
-    MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
-    MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
-    WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
-  };
-  for (const name of Object.keys(env)) if (/_API_KEY$|_DATABASE_URL$|^GATEWAY_REPLY_SECRET$|^TRACING_INGEST_KEYS$/.test(name)) delete env[name];
-  platform = await startPlatform(env, 420_000);
+  platform = await bootPlatform({
+    databaseSuffix: 'e2e',
+    env: {
+      LOG_LEVEL: 'info',
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OLLAMA_URL: ollama.url,
+      OLLAMA_TAGS_TTL_MS: '1',
+      MCP_STDIO_ALLOWED_COMMANDS: 'mcp-server-everything',
+      MCP_STDIO_PATH: path.join(ROOT, 'node_modules/.bin'),
+    },
+    timeoutMs: 420_000,
+  });
 }, 480_000);
 
 afterAll(async () => {
