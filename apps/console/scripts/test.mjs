@@ -23,7 +23,7 @@ function run(command, args, { env = process.env, relabel = false } = {}) {
         [child.stdout, process.stdout],
         [child.stderr, process.stderr],
       ])
-        readline.createInterface({ input }).on('line', (line) => output.write(`${line.replace(/^(Test Suites|Tests):/, 'Unit $1:')}\n`));
+        readline.createInterface({ input }).on('line', (line) => output.write(`${line.replace(/^((?:\x1b\[[0-9;]*m)*)(Test Suites|Tests):/, '$1Unit $2:')}\n`));
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
