@@ -72,7 +72,12 @@ test.describe('admin', () => {
     const firstType = (await page.getByRole('row').nth(1).getByRole('cell').nth(1).textContent())!;
     await page.getByLabel('Event type').fill(firstType);
     await expect(page.getByRole('row').nth(1)).toContainText(firstType);
-    await expect(page.getByRole('row').filter({ hasNotText: firstType }).filter({ has: page.getByRole('cell') })).toHaveCount(0);
+    await expect(
+      page
+        .getByRole('row')
+        .filter({ hasNotText: firstType })
+        .filter({ has: page.getByRole('cell') }),
+    ).toHaveCount(0);
   });
 
   test('the admin pages are accessible', async ({ page }) => {

@@ -42,7 +42,9 @@ test.describe('agents', () => {
     await signIn(page);
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('link', { name: 'Publish an agent' }).click();
-    await page.locator('input[type=file]').setInputFiles({ name: 'agent.yaml', mimeType: 'application/yaml', buffer: Buffer.from(manifest(name, namespace, true)) });
+    await page
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'agent.yaml', mimeType: 'application/yaml', buffer: Buffer.from(manifest(name, namespace, true)) });
     await expect(page.getByText('agent.yaml')).toBeVisible();
     await expect(page.getByRole('textbox', { name: 'Manifest', exact: true })).toContainText('Bad_Name');
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
@@ -87,7 +89,10 @@ test.describe('agents', () => {
     await page.getByRole('tab', { name: 'Manifest' }).click();
     await expect(page.getByText('as published, byte for byte')).toBeVisible();
     await expect(page.getByRole('textbox', { name: /^Manifest of/ })).toContainText(`"${name}"`);
-    await page.locator('label').filter({ hasText: /^YAML$/ }).click();
+    await page
+      .locator('label')
+      .filter({ hasText: /^YAML$/ })
+      .click();
     await expect(page.getByText('converted from JSON at publish time')).toBeVisible();
     await expect(page.getByRole('textbox', { name: /^Manifest of/ })).toContainText(`name: ${name}`);
     await page.getByRole('tab', { name: 'Certification' }).click();
@@ -120,5 +125,6 @@ test.describe('agents', () => {
     await expect(alert).toContainText('Not permitted:');
     await expect(alert).toContainText('HTTP 403');
     await expect(page.getByRole('heading', { name: 'Agents', level: 1 })).toBeVisible();
+    await expectAccessible(page);
   });
 });

@@ -14,7 +14,8 @@ export interface Credentials {
 
 function fromEnv<T>(name: string): T {
   const raw = process.env[name];
-  if (!raw) throw new Error(`${name} is not set: the console's browser tests run through apps/console/e2e/playwright.config.ts, whose global setup boots the platform`);
+  if (!raw)
+    throw new Error(`${name} is not set: the console's browser tests run through apps/console/e2e/playwright.config.ts, whose global setup boots the platform`);
   return JSON.parse(raw) as T;
 }
 
@@ -91,6 +92,11 @@ export async function expectAccessible(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
   const blocking = results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) }));
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      nodes: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')),
+    }));
   expect(blocking, `axe-core violations on ${page.url()}`).toEqual([]);
 }

@@ -55,5 +55,6 @@ test.describe('mcp servers', () => {
     const alert = page.getByRole('alert');
     await expect(alert).toContainText('Not permitted:');
     await expect(alert).toContainText('HTTP 403');
+    await expectAccessible(page);
   });
 });

@@ -89,5 +89,6 @@ test.describe('mesh', () => {
     await page.goto('/mesh');
     await expect(page.getByRole('alert').first()).toContainText('HTTP 403');
     await expect(page.getByRole('heading', { name: 'Mesh', level: 1 })).toBeVisible();
+    await expectAccessible(page);
   });
 });

@@ -65,9 +65,10 @@ test.describe('models', () => {
     const alert = page.getByRole('alert').first();
     await expect(alert).toContainText('Not permitted:');
     await expect(alert).toContainText('HTTP 403');
+    await expectAccessible(page);
   });
 
-  test("a user who may read models but not invoke them sees the refusal in the playground", async ({ page }) => {
+  test('a user who may read models but not invoke them sees the refusal in the playground', async ({ page }) => {
     const user = await createUser(['models:read']);
     await signIn(page, user);
     await page.goto('/models');

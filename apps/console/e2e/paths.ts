@@ -7,7 +7,8 @@ export const ROOT = path.resolve(__dirname, '../../..');
  * running the console's browser tests at the same time never share either.
  */
 export const DATABASE_SUFFIX = process.env.CONSOLE_E2E_DATABASE_SUFFIX ?? '_console';
-if (!/^_[a-z0-9_]{1,40}$/.test(DATABASE_SUFFIX)) throw new Error(`CONSOLE_E2E_DATABASE_SUFFIX must be _ and lowercase letters, digits or _ (got ${DATABASE_SUFFIX})`);
+if (!/^_[a-z0-9_]{1,40}$/.test(DATABASE_SUFFIX))
+  throw new Error(`CONSOLE_E2E_DATABASE_SUFFIX must be _ and lowercase letters, digits or _ (got ${DATABASE_SUFFIX})`);
 
 /** Screenshots, traces, the platform's log and the copy of the console this run serves. */
 export const OUTPUT_DIR = path.join(ROOT, 'dist/console-e2e', DATABASE_SUFFIX.replace(/^_+/, ''));

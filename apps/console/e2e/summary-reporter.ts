@@ -56,7 +56,12 @@ export default class SummaryReporter implements Reporter {
       files.set(file, (files.get(file) ?? true) && outcome !== 'failed');
       if (outcome === 'failed') failures.push(`  ● ${file} › ${test.titlePath().slice(3).join(' › ')}`);
     }
-    const suites: Counts = { passed: [...files.values()].filter(Boolean).length, failed: [...files.values()].filter((ok) => !ok).length, skipped: 0, total: files.size };
+    const suites: Counts = {
+      passed: [...files.values()].filter(Boolean).length,
+      failed: [...files.values()].filter((ok) => !ok).length,
+      skipped: 0,
+      total: files.size,
+    };
     if (tests.length === 0 && runFailed) {
       suites.failed = 1;
       suites.total = 1;

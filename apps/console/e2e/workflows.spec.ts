@@ -164,6 +164,7 @@ test.describe('workflows', () => {
     await expect(alert).toContainText('Not permitted:');
     await expect(alert).toContainText('HTTP 403');
     await expect(page.getByRole('heading', { name: 'Workflows', level: 1 })).toBeVisible();
+    await expectAccessible(page);
   });
 
   test('a viewer of the team opens its shared workflow, and the engine refuses to run it for them', async ({ page }) => {

@@ -13,3 +13,16 @@ describe('contrast', () => {
     expect(green).not.toBe('#40c057');
   });
 });
+
+describe('the theme', () => {
+  it("gives every light variant's text AA contrast on the color's own tint (an orange refusal alert included)", async () => {
+    const { DEFAULT_THEME } = await import('@mantine/core');
+    const { cssVariablesResolver, theme } = await import('./theme');
+    const light = cssVariablesResolver({ ...DEFAULT_THEME, ...theme, colors: DEFAULT_THEME.colors } as never).light;
+    for (const [name, shades] of Object.entries(DEFAULT_THEME.colors)) {
+      for (const background of [shades[0], shades[1], '#ffffff']) {
+        expect([name, background, contrast(light[`--mantine-color-${name}-light-color`]!, background) >= 4.5]).toEqual([name, background, true]);
+      }
+    }
+  });
+});

@@ -12,7 +12,11 @@ export function contrast(a: string, b: string): number {
 /** `hex` scaled toward black by `factor` (0 = unchanged). */
 function darker(hex: string, factor: number): string {
   return `#${[1, 3, 5]
-    .map((i) => Math.round(parseInt(hex.slice(i, i + 2), 16) * (1 - factor)).toString(16).padStart(2, '0'))
+    .map((i) =>
+      Math.round(parseInt(hex.slice(i, i + 2), 16) * (1 - factor))
+        .toString(16)
+        .padStart(2, '0'),
+    )
     .join('')}`;
 }
 

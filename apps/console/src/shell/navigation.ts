@@ -17,4 +17,3 @@ export function signInTarget(pathname: string, search: string): string {
   const query = target.toString();
   return query ? `/sign-in?${query}` : '/sign-in';
 }
-

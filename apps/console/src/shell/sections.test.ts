@@ -23,9 +23,9 @@ describe('sections', () => {
     expect(() => collectSections({ '../pages/x/index.ts': {} })).toThrow('../pages/x/index.ts does not default-export');
     expect(() => collectSections({ '../pages/X/index.ts': { default: section('Bad Id', 1) } })).toThrow('must be lowercase');
     expect(() => collectSections({ '../pages/y/index.ts': { default: section('y', 1, { routes: [] }) } })).toThrow('has no routes');
-    expect(() =>
-      collectSections({ '../pages/a/index.ts': { default: section('a', 1) }, '../pages/b/index.ts': { default: section('a', 2) } }),
-    ).toThrow('also used by ../pages/a/index.ts');
+    expect(() => collectSections({ '../pages/a/index.ts': { default: section('a', 1) }, '../pages/b/index.ts': { default: section('a', 2) } })).toThrow(
+      'also used by ../pages/a/index.ts',
+    );
   });
 
   it('mounts each section under /<id>, and a root section as a pathless layout', () => {

@@ -52,6 +52,8 @@ export function sectionRoutes(sections: readonly ConsoleSection[]): RouteObject[
   return sections.map((section) => {
     const path = sectionPath(section);
     // A section at the root is a pathless layout: its index route is `/`.
-    return path === '/' ? { id: `section:${section.id}`, children: section.routes } : { id: `section:${section.id}`, path: path.replace(/^\//, ''), children: section.routes };
+    return path === '/'
+      ? { id: `section:${section.id}`, children: section.routes }
+      : { id: `section:${section.id}`, path: path.replace(/^\//, ''), children: section.routes };
   });
 }

@@ -9,8 +9,6 @@ import { readable } from './contrast';
 export const theme = createTheme({ primaryShade: { light: 8, dark: 8 } });
 
 const COLORS = Object.keys(DEFAULT_THEME.colors);
-// A light variant's background is the color at 10 % over white: text is checked against that tint.
-const TINT = '#f1f3f5';
 
 export const cssVariablesResolver: CSSVariablesResolver = (t) => ({
   variables: {},
@@ -23,7 +21,8 @@ export const cssVariablesResolver: CSSVariablesResolver = (t) => ({
         return [
           [`--mantine-color-${color}-filled`, strong],
           [`--mantine-color-${color}-filled-hover`, readable(t.colors[color][9], '#ffffff', 5.5)],
-          [`--mantine-color-${color}-light-color`, readable(t.colors[color][9], TINT)],
+          // A light variant (an alert, a badge) sits on the color's palest tints: text is checked against shade 1, the darker of them.
+          [`--mantine-color-${color}-light-color`, readable(t.colors[color][9], t.colors[color][1])],
           [`--mantine-color-${color}-text`, readable(t.colors[color][9])],
           [`--mantine-color-${color}-outline`, strong],
         ];
