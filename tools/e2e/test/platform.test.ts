@@ -256,7 +256,8 @@ describe('the platform end to end', () => {
     expect(generated[0].headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
 
     const execution = await call(`${platform!.urls['workflow-engine']}/api/v1/executions/${executionId}`, 'GET');
-    expect(execution.body).toMatchObject({ status: 'completed', result: { tool: { text: 'Echo: echo: hello platform' } } });
+    // The stored run names the trace it belongs to (the console links a run to it).
+    expect(execution.body).toMatchObject({ status: 'completed', result: { tool: { text: 'Echo: echo: hello platform' } }, traceId });
 
     // One trace in tracing, spanning the gateway, the engine, the model service and the MCP registry:
     // one tree, whose only root is the gateway's span of the call (a child of the caller's span),

@@ -3,6 +3,7 @@ import { UpstreamError, type MasterClient, type MeshClient, type RegistryClient,
 import type { gateway, TeamMembershipClaim } from '@platform/contracts';
 import { ApiError, badRequest, conflict, isUniqueViolation, readScopeWhere } from '@platform/http';
 import { validateManifest } from '@platform/manifest';
+import { activeTraceId } from '@platform/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { owned, rules, scopeColumns } from '../access/ownership';
@@ -397,7 +398,7 @@ export class AgentsService {
 
   /** Sends a task to the agent through the mesh and waits for its reply. */
   async execute(caller: Caller, id: string, body: z.infer<typeof gateway.ExecuteBody>) {
-    const traceId = trace.getActiveSpan()?.spanContext().traceId;
+    const traceId = activeTraceId();
     const messageId = randomUUID();
     const executionId = randomUUID();
     const timeoutMs = body.timeout_ms ?? this.deps.executeTimeoutMs;

@@ -1,6 +1,6 @@
-import { trace } from '@opentelemetry/api';
 import { workers } from '@platform/contracts';
 import { badRequest, conflict, notFound, payloadTooLarge, serviceUnavailable } from '@platform/http';
+import { activeTraceId } from '@platform/telemetry';
 import { definitionRule, registerRule, startRule, runRule, type Caller } from '../access';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -243,6 +243,5 @@ export function holdsNul(value: unknown): boolean {
 
 /** The OpenTelemetry trace id of the request, or a new one when tracing is off. */
 function currentTraceId(): string {
-  const id = trace.getActiveSpan()?.spanContext().traceId;
-  return id && !/^0+$/.test(id) ? id : randomBytes(16).toString('hex');
+  return activeTraceId() ?? randomBytes(16).toString('hex');
 }

@@ -22,12 +22,13 @@ export interface ExecutionRow {
   scope: ReadScope | null;
   /** Pick-ups not handed back (this one included, once started): see `startRun`. */
   processingAttempts: number;
+  traceId: string | null;
 }
 
 // Timestamps are stored without a zone, in UTC (as Prisma writes them): read back as UTC instants
 // and written from ISO strings, whatever the zone of this process or of the session.
 const COLUMNS = `id::text AS id, "workflowId"::text AS "workflowId", status, inputs, nodes, result, error, retryable, callbacks,
-  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs", owner, team, scope, "processingAttempts"`;
+  "startedAt" AT TIME ZONE 'UTC' AS "startedAt", "completedAt" AT TIME ZONE 'UTC' AS "completedAt", "durationMs", owner, team, scope, "processingAttempts", "traceId"`;
 
 /**
  * Executions in Postgres. The hot path of a run (create, start, finish, read: four statements per
@@ -48,11 +49,12 @@ export class ExecutionsRepository {
     owner: string;
     team: string | null;
     scope: ReadScope;
+    traceId: string | null;
   }): Promise<{ id: string; startedAt: Date }> {
     const { rows } = await this.sql.query<{ id: string; startedAt: Date }>({
       name: 'workflow-engine.execution.create',
-      text: `INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy", owner, team, scope)
-        VALUES (gen_random_uuid(), $1::uuid, $2::jsonb, $3::jsonb, $4, $5, $6, $7::jsonb)
+      text: `INSERT INTO "Execution" (id, "workflowId", inputs, callbacks, "requestedBy", owner, team, scope, "traceId")
+        VALUES (gen_random_uuid(), $1::uuid, $2::jsonb, $3::jsonb, $4, $5, $6, $7::jsonb, $8)
         RETURNING id::text AS id, "startedAt" AT TIME ZONE 'UTC' AS "startedAt"`,
       values: [
         data.workflowId,
@@ -62,6 +64,7 @@ export class ExecutionsRepository {
         data.owner,
         data.team,
         JSON.stringify(data.scope),
+        data.traceId,
       ],
     });
     return rows[0];
@@ -138,7 +141,18 @@ export class ExecutionsRepository {
         orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
         take: limit,
         skip: offset,
-        select: { id: true, workflowId: true, status: true, startedAt: true, completedAt: true, durationMs: true, batchId: true, owner: true, team: true },
+        select: {
+          id: true,
+          workflowId: true,
+          status: true,
+          startedAt: true,
+          completedAt: true,
+          durationMs: true,
+          batchId: true,
+          owner: true,
+          team: true,
+          traceId: true,
+        },
       }),
       this.db.execution.count({ where }),
     ]);

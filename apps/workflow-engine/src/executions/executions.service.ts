@@ -1,5 +1,6 @@
 import type { workflowEngine } from '@platform/contracts';
 import { badRequest, type Caller } from '@platform/http';
+import { activeTraceId } from '@platform/telemetry';
 import { rules } from '../access/ownership';
 import type { TypedQueue } from '@platform/queues';
 import type { WorkflowsService } from '../workflows/workflows.service';
@@ -50,6 +51,8 @@ export class ExecutionsService {
       owner: caller.sub,
       team: workflow.team,
       scope: rules.collection.readScope(caller),
+      // The request's trace: the run's spans continue it, so the console links a run to its trace.
+      traceId: activeTraceId() ?? null,
     });
     await this.delegations?.keep(execution.id, delegated);
     if (!request.options.async) this.localEnds?.watch(execution.id);
@@ -120,6 +123,7 @@ export class ExecutionsService {
         batchId: row.batchId,
         owner: row.owner,
         team: row.team,
+        traceId: row.traceId,
       })),
       total,
       limit: page.limit,

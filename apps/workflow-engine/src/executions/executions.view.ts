@@ -17,6 +17,7 @@ interface ExecutionRow {
   retryable: boolean | null;
   owner: string | null;
   team: string | null;
+  traceId: string | null;
 }
 
 /** spec 3's Execution: per node its status, duration and what it used; `result` keyed by node id. */
@@ -47,5 +48,6 @@ export function executionView(row: ExecutionRow, flow: Flow, estimatedDuration: 
     ...(failure && { error: failure, retryable: row.retryable ?? failure.retryable }),
     owner: row.owner,
     team: row.team,
+    traceId: row.traceId,
   };
 }

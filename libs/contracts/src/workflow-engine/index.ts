@@ -134,6 +134,8 @@ export const ExecutionSummary = z.object({
   duration: z.number().nullable(),
   batchId: z.string().nullable(),
   ...Ownership,
+  /** The W3C trace the run belongs to; null when none was recorded (a batch item, tracing off). */
+  traceId: z.string().nullable().optional(),
 });
 export type ExecutionSummary = z.infer<typeof ExecutionSummary>;
 export const ExecutionHistory = z.object({
@@ -223,6 +225,8 @@ export const Execution = z.object({
   /** Who started it (a batch item: who started the batch) and its workflow's team. */
   owner: z.string().nullable().optional(),
   team: z.string().nullable().optional(),
+  /** The W3C trace the run belongs to; null when none was recorded (a batch item, tracing off). */
+  traceId: z.string().nullable().optional(),
 });
 export type Execution = z.infer<typeof Execution>;
 

@@ -891,6 +891,7 @@ export interface operations {
                         retryable?: boolean;
                         owner?: string | null;
                         team?: string | null;
+                        traceId?: string | null;
                     };
                 };
             };
@@ -987,6 +988,7 @@ export interface operations {
                             batchId: string | null;
                             owner: string | null;
                             team: string | null;
+                            traceId?: string | null;
                         }[];
                         total: number;
                         limit: number;
@@ -1088,6 +1090,7 @@ export interface operations {
                         retryable?: boolean;
                         owner?: string | null;
                         team?: string | null;
+                        traceId?: string | null;
                     };
                 };
             };

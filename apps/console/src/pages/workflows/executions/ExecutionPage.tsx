@@ -4,6 +4,7 @@ import { ReactFlowProvider, type Edge } from '@xyflow/react';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiErrorAlert, JsonView, PageHeader, QueryState } from '../../../ui';
+import { traceHref } from '../../traces/links';
 import { useExecuteWorkflow, useWorkflow } from '../api/workflows-api';
 import type { ComponentFlowNode } from '../graph/ComponentNode';
 import { flowToCanvas } from '../graph/flow-graph';
@@ -61,6 +62,11 @@ function RunOnCanvas({ workflow, executionId }: { workflow: workflowEngine.Workf
               </Badge>
             )}
             <Text size="sm">{formatDuration(run.duration)}</Text>
+            {run.traceId && (
+              <Button component={Link} to={traceHref(run.traceId)} variant="default">
+                Open trace
+              </Button>
+            )}
             <Button
               variant="default"
               onClick={() => execute.mutate(undefined, { onSuccess: (accepted) => navigate(`/workflows/${workflow.id}/executions/${accepted.executionId}`) })}

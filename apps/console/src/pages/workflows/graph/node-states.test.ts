@@ -55,6 +55,7 @@ describe('a run folded from its stream', () => {
       result: { a: { merged: [1, 2] } },
       error: { nodeId: 'b', attempt: 3, message: 'boom', code: 'TOOL_ERROR', retryable: false },
       retryable: false,
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     };
     const run = runFromExecution(execution);
     expect(run.nodes).toEqual({
@@ -62,7 +63,9 @@ describe('a run folded from its stream', () => {
       b: { status: 'failed', duration: 9, attempts: 3, error: { code: 'TOOL_ERROR', message: 'boom' } },
       c: { status: 'pending', duration: null, attempts: 0 },
     });
-    expect(run).toMatchObject({ status: 'failed', duration: 1000, error: { nodeId: 'b' } });
+    expect(run).toMatchObject({ status: 'failed', duration: 1000, error: { nodeId: 'b' }, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
+    // The stream's events keep the trace the stored run named.
+    expect(applyStreamEvent(run, { type: 'workflow-failed', duration: 1000 }).traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
   });
 
   it('writes durations as people read them', () => {

@@ -21,6 +21,8 @@ export interface RunView {
   nodes: Record<string, NodeRunView>;
   duration?: number | null;
   error?: { nodeId?: string; code?: string; message?: string };
+  /** The trace the run belongs to, once the stored execution names it. */
+  traceId?: string | null;
 }
 
 /** A stream message of `/executions/{id}/stream`, as far as the canvas reads it. */
@@ -90,7 +92,13 @@ export function runFromExecution(execution: Execution): RunView {
       ...(execution.error?.nodeId === node.nodeId && { error: { code: execution.error.code, message: execution.error.message } }),
     };
   }
-  return { status: execution.status, nodes, duration: execution.duration, ...(execution.error && { error: execution.error }) };
+  return {
+    status: execution.status,
+    nodes,
+    duration: execution.duration,
+    ...(execution.error && { error: execution.error }),
+    ...(execution.traceId && { traceId: execution.traceId }),
+  };
 }
 
 export const isFinished = (status: RunView['status']) => status === 'completed' || status === 'failed';
