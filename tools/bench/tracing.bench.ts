@@ -230,7 +230,14 @@ async function main(): Promise<void> {
   await db.connect();
   const issuer = await new TestIssuer().start();
   const service = await spawnService('tracing', {
-    env: { TRACING_INGEST_KEYS: KEY, LOG_LEVEL: 'info', AUTH_URL: new URL(issuer.jwksUri).origin, AUTH_ISSUER: issuer.issuer, TRACING_EVAL_CONCURRENCY: '1' },
+    env: {
+      TRACING_INGEST_KEYS: KEY,
+      TRACING_GRPC_PORT: '0',
+      LOG_LEVEL: 'info',
+      AUTH_URL: new URL(issuer.jwksUri).origin,
+      AUTH_ISSUER: issuer.issuer,
+      TRACING_EVAL_CONCURRENCY: '1',
+    },
     timeoutMs: 120_000,
   }).catch((error) => {
     throw error;

@@ -1,17 +1,7 @@
 import { startService } from '@platform/service-kit';
-import { testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
+import { freePort, testDatabaseUrl, testRedisUrl, uniqueName } from '@platform/testing';
 import { gatewayService } from '../src/service';
 import { Fakes } from './fakes';
-
-import { createServer } from 'node:net';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export type Gateway = Awaited<ReturnType<typeof startGateway>>;
 

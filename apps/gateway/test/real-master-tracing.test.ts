@@ -18,7 +18,8 @@ describe('agents against real master and tracing processes', () => {
     const auth = { AUTH_URL: new URL(fakes.issuer.jwksUri).origin, AUTH_ISSUER: fakes.issuer.issuer, AUTH_AUDIENCE: fakes.issuer.audience };
     [master, tracing] = await Promise.all([
       spawnService('master', { env: { ...auth, REGISTRY_URL: fakes.registry.url }, timeoutMs: 90_000 }),
-      spawnService('tracing', { env: auth, timeoutMs: 90_000 }),
+      // gRPC ingestion on a port of its own: 4317 may be another tracing's in a parallel suite.
+      spawnService('tracing', { env: { ...auth, TRACING_GRPC_PORT: '0' }, timeoutMs: 90_000 }),
     ]);
     g = await startGateway(
       {

@@ -1,6 +1,5 @@
-import { spawnService, TestIssuer, type ServiceProcess } from '@platform/testing';
+import { spawnService, startPrivateRedis, TestIssuer, type PrivateRedis, type ServiceProcess } from '@platform/testing';
 import { fakeOllama } from './fakes';
-import { redisDatabase } from './harness';
 
 // Poison runs (issue 27): a run whose processing killed its worker process was picked up again by
 // the next one, for ever. Postgres counts each pick-up before the run is processed; a run that
@@ -10,6 +9,7 @@ import { redisDatabase } from './harness';
 let issuer: TestIssuer;
 let ollama: ReturnType<typeof fakeOllama>;
 const processes: ServiceProcess[] = [];
+const redisServers: PrivateRedis[] = [];
 
 beforeAll(async () => {
   issuer = await new TestIssuer().start();
@@ -17,18 +17,29 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const service of processes) await service.stop().catch(() => undefined);
+  for (const redis of redisServers) await redis.stop();
   await ollama.stop();
   await issuer.stop();
 });
 
-const start = async (redisDb: number, env: Record<string, string> = {}) => {
+/**
+ * A Redis of the test's own: the processes of one test share it, and nothing another run left behind
+ * (a stalled job of an interrupted run would be taken over too, and hold the same node).
+ */
+async function privateRedis(): Promise<string> {
+  const redis = await startPrivateRedis();
+  redisServers.push(redis);
+  return redis.url;
+}
+
+const start = async (redisUrl: string, env: Record<string, string> = {}) => {
   const service = await spawnService('workflow-engine', {
     env: {
       AUTH_URL: new URL(issuer.jwksUri).origin,
       AUTH_ISSUER: issuer.issuer,
       LOCAL_MODELS_URL: ollama.url,
       LOG_LEVEL: 'info',
-      REDIS_URL: redisDatabase(redisDb),
+      REDIS_URL: redisUrl,
       WORKFLOW_ENGINE_RECOVER_ON_START: 'false',
       ...env,
     },
@@ -97,14 +108,15 @@ async function ended(read: (url: string) => Promise<Execution>, url: string, tim
 it.concurrent(
   'fails a run that killed its worker process twice, naming that and the node, instead of handing it to a third',
   async () => {
-    const first = await start(3);
+    const redis = await privateRedis();
+    const first = await start(redis);
     const run = await startHeldRun(first.url, 'poison1');
     await held(run.read, first.url, 'poison1', 1);
     await first.kill();
-    const second = await start(3);
+    const second = await start(redis);
     await held(run.read, second.url, 'poison1', 2);
     await second.kill();
-    const third = await start(3);
+    const third = await start(redis);
     const done = await ended(run.read, third.url);
     expect(done).toMatchObject({ status: 'failed', retryable: false, error: { nodeId: 'b', code: 'POISON_RUN', retryable: false } });
     expect(done.error?.message).toBe(
@@ -122,11 +134,12 @@ it.concurrent(
   'counts pick-ups in Postgres: with WORKFLOW_ENGINE_MAX_CRASHES=1 the process that picks the run up after one kill fails it',
   async () => {
     const env = { WORKFLOW_ENGINE_MAX_CRASHES: '1' };
-    const first = await start(2, env);
+    const redis = await privateRedis();
+    const first = await start(redis, env);
     const run = await startHeldRun(first.url, 'poison2');
     await held(run.read, first.url, 'poison2', 1);
     await first.kill();
-    const second = await start(2, env);
+    const second = await start(redis, env);
     const done = await ended(run.read, second.url);
     expect(done).toMatchObject({ status: 'failed', error: { nodeId: 'b', code: 'POISON_RUN' } });
     expect(done.error?.message).toMatch(/^Processing this execution ended its worker process 1 time \(killed or crashed while node b ran\)/);

@@ -10,3 +10,4 @@ export * from './fake-ollama';
 export * from './tenancy';
 export * from './redis-server';
 export * from './platform';
+export * from './free-port';

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from './free-port';
 
 export interface PrivateRedis {
   /** `redis://127.0.0.1:<port>`: database 0 of a server no other test shares. */
@@ -14,7 +15,7 @@ export interface PrivateRedis {
  * suite's already.
  */
 export async function startPrivateRedis(binary = process.env.REDIS_SERVER_BIN ?? 'redis-server'): Promise<PrivateRedis> {
-  const port = await unusedPort();
+  const port = await freePort();
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
     stdio: 'ignore',
   });
@@ -61,17 +62,5 @@ function answersPing(port: number): Promise<boolean> {
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
     socket.once('error', () => done(false));
     socket.once('timeout', () => done(false));
-  });
-}
-
-/** A port the kernel just gave out and took back: free now, and below nobody's connection. */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }

@@ -68,7 +68,8 @@ export async function spawnService(name: string, options: SpawnServiceOptions = 
       if (!line.includes('listening')) return;
       try {
         const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg?.endsWith('listening') && typeof entry.port === 'number') {
+        // The service's own HTTP port: `<name> listening` (a second listener, such as OTLP/gRPC, logs its own line).
+        if (entry.msg === `${name} listening` && typeof entry.port === 'number') {
           clearTimeout(timer);
           resolve(entry.port);
         }
