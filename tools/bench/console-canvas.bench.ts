@@ -8,7 +8,7 @@
 // start to the `workflow-canvas-rendered` mark, which the canvas sets once every node has been
 // drawn and measured. Median of BENCH_ROUNDS (5) per side; target: the 200-node open under 1 s.
 // Printed beside it: the load average, and the CPU Chromium's processes spent per open.
-import { bootPlatform } from '@platform/testing';
+import { bootPlatform, systemChromium } from '@platform/testing';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -22,7 +22,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const NODES = Number(process.env.BENCH_NODES ?? 200);
 const TARGET_MS = 1000;
 const MARK = 'workflow-canvas-rendered';
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
 /** A chain of logic nodes in a grid of columns, each reading its parent's output, as an editor would lay it out. */
 function workflowOf(nodes: number) {
@@ -98,19 +97,7 @@ async function main() {
       AUTH_LOGIN_RATE_LIMIT: '10000',
     },
   });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await chromium.launch(systemChromium());
   try {
     const gateway = platform.urls.gateway.replace(/\/$/, '');
     const login = await fetch(`${platform.urls.auth}/api/v1/auth/login`, {

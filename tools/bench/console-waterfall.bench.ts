@@ -12,7 +12,7 @@
 // for a core on a loaded machine).
 // Run: npm run bench:console-waterfall   (BENCH_SPANS, default 10000; BENCH_ROUNDS, default 5;
 //      BENCH_SCROLL_FRAMES, default 300; CHROMIUM_PATH, default /usr/bin/chromium)
-import { bootPlatform, uniqueName, type BootedPlatform } from '@platform/testing';
+import { bootPlatform, systemChromium, uniqueName, type BootedPlatform } from '@platform/testing';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,7 +27,6 @@ const SPANS = Number(process.env.BENCH_SPANS ?? 10_000);
 const BASELINE_SPANS = 100;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SCROLL_FRAMES = Number(process.env.BENCH_SCROLL_FRAMES ?? 300);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 interface Case {
   label: string;
@@ -188,7 +187,7 @@ async function main() {
   if (built.status !== 0) throw new Error('the console did not build');
 
   let platform: BootedPlatform | undefined;
-  const browser = await chromium.launch({ executablePath: CHROMIUM });
+  const browser = await chromium.launch(systemChromium());
   try {
     platform = await bootPlatform({
       databaseSuffix: 'bench_console',

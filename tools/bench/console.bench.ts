@@ -11,7 +11,7 @@
 //      contentful paint, the load average and the browser's CPU per load (all its processes, /proc).
 // Run: npm run bench:console   (BENCH_LOADS, default 5; CHROMIUM_PATH, default /usr/bin/chromium)
 import { startService } from '@platform/service-kit';
-import { startPrivateRedis, testDatabaseUrl } from '@platform/testing';
+import { startPrivateRedis, systemChromium, testDatabaseUrl } from '@platform/testing';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,6 @@ import { median } from './lib/load';
 const ROOT = path.resolve(__dirname, '../..');
 const BUILT = path.join(ROOT, 'dist/apps/console');
 const LOADS = Number(process.env.BENCH_LOADS ?? 5);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TARGET_KB = 300;
 
 interface ManifestChunk {
@@ -97,7 +96,7 @@ function chromiumPid(): number {
       // The process ended meanwhile.
     }
   }
-  throw new Error('the launched Chromium was not found among this process\'s children');
+  throw new Error("the launched Chromium was not found among this process's children");
 }
 
 interface Sample {
@@ -131,8 +130,14 @@ async function loadOnce(browser: Browser, url: string, pid: number): Promise<Sam
 function report(label: string, samples: Sample[]): number {
   const m = (pick: (s: Sample) => number) => median(samples.map(pick));
   console.log(
-    `  ${label.padEnd(34)} first render ${m((s) => s.renderMs).toFixed(0).padStart(5)} ms   FCP ${m((s) => s.fcpMs).toFixed(0).padStart(5)} ms` +
-      `   browser CPU/load ${m((s) => s.cpuMs).toFixed(0).padStart(5)} ms   load avg ${m((s) => s.load).toFixed(2)}`,
+    `  ${label.padEnd(34)} first render ${m((s) => s.renderMs)
+      .toFixed(0)
+      .padStart(5)} ms   FCP ${m((s) => s.fcpMs)
+      .toFixed(0)
+      .padStart(5)} ms` +
+      `   browser CPU/load ${m((s) => s.cpuMs)
+        .toFixed(0)
+        .padStart(5)} ms   load avg ${m((s) => s.load).toFixed(2)}`,
   );
   return m((s) => s.renderMs);
 }
@@ -143,7 +148,9 @@ async function main(): Promise<void> {
   const js = firstPageJavaScript();
   console.log(`First page's JavaScript (gzip -9), the entry and its static imports (load avg ${os.loadavg()[0].toFixed(2)}, ${os.cpus().length} cores):`);
   for (const { file, gzip } of js.files) console.log(`  ${file.padEnd(44)} ${(gzip / 1024).toFixed(1).padStart(7)} KB`);
-  console.log(`  ${'total'.padEnd(44)} ${(js.total / 1024).toFixed(1).padStart(7)} KB   (target < ${TARGET_KB} KB: ${js.total / 1024 < TARGET_KB ? 'met' : 'missed'})`);
+  console.log(
+    `  ${'total'.padEnd(44)} ${(js.total / 1024).toFixed(1).padStart(7)} KB   (target < ${TARGET_KB} KB: ${js.total / 1024 < TARGET_KB ? 'met' : 'missed'})`,
+  );
 
   // What the gateway serves: a copy (a rebuild meanwhile changes nothing), with the baseline page beside it.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-console-'));
@@ -163,10 +170,7 @@ async function main(): Promise<void> {
     },
   });
   const base = `http://127.0.0.1:${gateway.port}`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await chromium.launch(systemChromium());
   const pid = chromiumPid();
   try {
     const cases = [
@@ -176,7 +180,7 @@ async function main(): Promise<void> {
     // One warm-up load each (the gateway's and the browser's first request), then rounds alternating.
     for (const c of cases) await loadOnce(browser, c.url, pid);
     for (let round = 0; round < LOADS; round++) for (const c of round % 2 ? [...cases].reverse() : cases) c.samples.push(await loadOnce(browser, c.url, pid));
-    console.log(`\nTime to first render, median of ${LOADS} loads each, fresh context per load (Chromium at ${CHROMIUM}):`);
+    console.log(`\nTime to first render, median of ${LOADS} loads each, fresh context per load (Chromium at ${systemChromium().executablePath}):`);
     const consoleMs = report(cases[0].label, cases[0].samples);
     const baselineMs = report(cases[1].label, cases[1].samples);
     console.log(`  the console's own cost: ${(consoleMs - baselineMs).toFixed(0)} ms over the baseline`);

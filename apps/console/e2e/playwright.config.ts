@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { systemChromium } from '@platform/testing';
 import path from 'node:path';
 import { OUTPUT_DIR } from './paths';
 
@@ -30,19 +31,7 @@ export default defineConfig({
       name: 'chromium',
       use: {
         browserName: 'chromium',
-        launchOptions: {
-          executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-          args: [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        },
+        launchOptions: systemChromium(),
       },
     },
   ],

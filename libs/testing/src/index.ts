@@ -11,3 +11,4 @@ export * from './tenancy';
 export * from './redis-server';
 export * from './platform';
 export * from './free-port';
+export * from './chromium';
